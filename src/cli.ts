@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
+import { createDispatcher } from "./clients/http.js";
+import { createUpstreams } from "./clients/index.js";
+import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
+import { log } from "./log.js";
+import { buildServer } from "./server.js";
+import type { RunningTransport } from "./transports/stdio.js";
+import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+
+async function startSandboxFor(config: Config): Promise<{ close(): Promise<void> }> {
+  const { startSandbox } = await import("./sandbox/index.js");
+  const sandbox = await startSandbox();
+  // The sandbox replaces every upstream setting: its own key, URLs and default projects.
+  config.upstream = {
+    ...config.upstream,
+    workspaceBaseUrl: sandbox.workspaceBaseUrl,
+    analyticsBaseUrl: sandbox.analyticsBaseUrl,
+    workspaceApiKey: sandbox.apiKey,
+    analyticsApiKey: undefined,
+    workspaceProjectId: sandbox.workspaceProjectId,
+    workspaceId: undefined,
+    analyticsProjectId: sandbox.analyticsProjectId,
+  };
+  log("info", "demo sandbox started", { url: sandbox.url });
+  return sandbox;
+}
+
+async function serve(config: Config): Promise<void> {
+  const sandbox = config.demo ? await startSandboxFor(config) : undefined;
+  const dispatcher = createDispatcher();
+  const upstreams = createUpstreams(config.upstream, dispatcher);
+  const createMcpServer = () => buildServer(upstreams);
+
+  let running: RunningTransport;
+  if (config.transport === "stdio") {
+    const { serveStdio } = await import("./transports/stdio.js");
+    running = await serveStdio(createMcpServer());
+  } else {
+    const { serveHttp } = await import("./transports/http.js");
+    const http = await serveHttp(createMcpServer, { host: config.host, port: config.port });
+    running = http;
+    log("info", "listening", { url: http.url });
+    if (config.demo) {
+      process.stderr.write(
+        `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
+      );
+    }
+  }
+
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log("info", "shutting down", { reason });
+    // Whatever hangs during shutdown must not keep the process alive.
+    setTimeout(() => process.exit(0), 5_000).unref();
+    await running.close().catch(() => {});
+    await sandbox?.close().catch(() => {});
+    await dispatcher.close().catch(() => {});
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  void running.closed.then(() => stop("transport closed"));
+}
+
+async function main(): Promise<void> {
+  let command: ReturnType<typeof parseCommandLine>;
+  try {
+    command = parseCommandLine(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${SERVER_NAME}: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (command.kind === "help") {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command.kind === "version") {
+    process.stdout.write(`${SERVER_VERSION}\n`);
+    return;
+  }
+  await serve(command.config);
+}
+
+main().catch((error: unknown) => {
+  log("error", "fatal", { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+// The visibility-analytics API: X-API-KEY header (ANALYTICS_API_KEY or WORKSPACE_API_KEY) and the
+// body's project_id, defaulted from ANALYTICS_PROJECT_ID.
+import type { Dispatcher } from "undici";
+import type { UpstreamSettings } from "../config.js";
+import type { EndpointDefinition } from "../tools/definition.js";
+import { MissingConfigError, ToolInputError } from "./errors.js";
+import { requestJson } from "./http.js";
+
+export class AnalyticsClient {
+  constructor(
+    private readonly settings: UpstreamSettings,
+    private readonly dispatcher: Dispatcher,
+  ) {}
+
+  call(definition: EndpointDefinition, args: Record<string, unknown>, signal?: AbortSignal) {
+    const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
+    if (!apiKey) {
+      throw new MissingConfigError(
+        "WORKSPACE_API_KEY",
+        "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it.",
+      );
+    }
+    const baseUrl = this.settings.analyticsBaseUrl;
+    if (!baseUrl) {
+      throw new MissingConfigError(
+        "ANALYTICS_BASE_URL",
+        "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
+      );
+    }
+    const body = definition.projectScoped ? this.withProject(args) : args;
+    return requestJson(
+      this.dispatcher,
+      {
+        method: definition.method,
+        url: baseUrl + definition.path,
+        headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },
+        body,
+        signal,
+      },
+      { timeoutMs: this.settings.timeoutMs },
+    );
+  }
+
+  private withProject(args: Record<string, unknown>): Record<string, unknown> {
+    if (args.project_id !== undefined) return args;
+    const projectId = this.settings.analyticsProjectId;
+    if (!projectId) {
+      throw new ToolInputError(
+        "project_id is required: call geo_projects to list your analytics projects and pass one's id as project_id (or set ANALYTICS_PROJECT_ID).",
+      );
+    }
+    return { project_id: projectId, ...args };
+  }
+}

@@ -1,0 +1,103 @@
+// The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
+import type { Dispatcher } from "undici";
+import type { UpstreamSettings } from "../config.js";
+import type { EndpointDefinition } from "../tools/definition.js";
+import { MissingConfigError, ToolInputError } from "./errors.js";
+import { requestJson } from "./http.js";
+
+const WHOAMI_PATH = "/api/v1/business/whoami";
+const LISTED_PROJECTS = 10;
+
+interface WhoamiProject {
+  id?: unknown;
+  name?: unknown;
+}
+
+export class WorkspaceClient {
+  /** The project whoami implies, per workspace: looked up once, forgotten if the lookup fails. */
+  private readonly impliedProjects = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly settings: UpstreamSettings,
+    private readonly dispatcher: Dispatcher,
+  ) {}
+
+  async call(definition: EndpointDefinition, args: Record<string, unknown>, signal?: AbortSignal) {
+    const { project_id, workspace_id, ...body } = args as {
+      project_id?: string;
+      workspace_id?: string;
+    } & Record<string, unknown>;
+    const workspaceId = workspace_id ?? this.settings.workspaceId;
+    const headers = this.baseHeaders(workspaceId);
+    if (definition.projectScoped) {
+      headers["x-project-id"] =
+        project_id ?? this.settings.workspaceProjectId ?? (await this.impliedProject(workspaceId, signal));
+    }
+    return this.send(definition.method, definition.path, headers, body, signal);
+  }
+
+  private baseHeaders(workspaceId: string | undefined): Record<string, string> {
+    const apiKey = this.settings.workspaceApiKey;
+    if (!apiKey) {
+      throw new MissingConfigError(
+        "WORKSPACE_API_KEY",
+        "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it.",
+      );
+    }
+    const headers: Record<string, string> = { "x-api-key": apiKey, accept: "application/json" };
+    if (workspaceId) headers["x-workspace-id"] = workspaceId;
+    return headers;
+  }
+
+  private send(
+    method: "GET" | "POST",
+    path: string,
+    headers: Record<string, string>,
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ) {
+    const baseUrl = this.settings.workspaceBaseUrl;
+    if (!baseUrl) {
+      throw new MissingConfigError(
+        "WORKSPACE_BASE_URL",
+        "WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
+      );
+    }
+    const withBody = method === "POST";
+    if (withBody) headers["content-type"] = "application/json";
+    return requestJson(
+      this.dispatcher,
+      { method, url: baseUrl + path, headers, body: withBody ? body : undefined, signal },
+      { timeoutMs: this.settings.timeoutMs },
+    );
+  }
+
+  private impliedProject(workspaceId: string | undefined, signal?: AbortSignal): Promise<string> {
+    const cacheKey = workspaceId ?? "";
+    let lookup = this.impliedProjects.get(cacheKey);
+    if (!lookup) {
+      lookup = this.lookUpOnlyProject(workspaceId, signal);
+      this.impliedProjects.set(cacheKey, lookup);
+      lookup.catch(() => this.impliedProjects.delete(cacheKey));
+    }
+    return lookup;
+  }
+
+  private async lookUpOnlyProject(workspaceId: string | undefined, signal?: AbortSignal): Promise<string> {
+    const identity = (await this.send("GET", WHOAMI_PATH, this.baseHeaders(workspaceId), {}, signal)) as {
+      projects?: unknown;
+    };
+    const projects = (Array.isArray(identity?.projects) ? identity.projects : []) as WhoamiProject[];
+    const only = projects.length === 1 ? projects[0]?.id : undefined;
+    if (typeof only === "string") return only;
+    const listed = projects
+      .slice(0, LISTED_PROJECTS)
+      .map((project) => `${String(project.name ?? "unnamed")} (${String(project.id)})`)
+      .join(", ");
+    throw new ToolInputError(
+      projects.length === 0
+        ? "No project chosen and whoami lists no project for this key: check the key's workspace (workspace_id) or set WORKSPACE_PROJECT_ID."
+        : `No project chosen and whoami lists ${projects.length}: ${listed}${projects.length > LISTED_PROJECTS ? ", …" : ""}. Pass one's id as project_id (call whoami for the full list), or set WORKSPACE_PROJECT_ID.`,
+    );
+  }
+}

@@ -1,0 +1,92 @@
+// Cross-field rules of the analytics request body that a JSON Schema cannot publish compactly:
+// date aliases, comparison ranges given in pairs, and the filter names and value types per endpoint.
+import type { z } from "zod";
+import type { FilterValueType } from "./schemas.js";
+
+type Ctx = z.RefinementCtx;
+
+const ALIASES = [
+  ["start_date", "current_from"],
+  ["end_date", "current_to"],
+  ["comparison_start_date", "previous_from"],
+  ["comparison_end_date", "previous_to"],
+] as const;
+
+interface FilterItem {
+  value: unknown;
+}
+interface AnalyticsBody {
+  [key: string]: unknown;
+  filters?: {
+    advanced_filters?: { conditions: { field: string; value: unknown }[] };
+    [name: string]: unknown;
+  };
+}
+
+export function checkAnalyticsBody(
+  args: AnalyticsBody,
+  ctx: Ctx,
+  allowedFilters: Record<string, FilterValueType>,
+): void {
+  for (const [canonical, alias] of ALIASES) {
+    if (args[canonical] !== undefined && args[alias] !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [alias],
+        message: `is an alias of ${canonical}: give one of the two, not both`,
+      });
+    }
+  }
+  const hasComparisonStart = args.comparison_start_date !== undefined || args.previous_from !== undefined;
+  const hasComparisonEnd = args.comparison_end_date !== undefined || args.previous_to !== undefined;
+  if (hasComparisonStart !== hasComparisonEnd) {
+    ctx.addIssue({
+      code: "custom",
+      path: [hasComparisonStart ? "comparison_end_date" : "comparison_start_date"],
+      message: "a comparison range needs both comparison_start_date and comparison_end_date",
+    });
+  }
+  if (args.filters) checkFilters(args.filters, ctx, allowedFilters);
+}
+
+function checkFilters(
+  filters: NonNullable<AnalyticsBody["filters"]>,
+  ctx: Ctx,
+  allowed: Record<string, FilterValueType>,
+): void {
+  const valid = Object.keys(allowed).join(", ");
+  for (const [name, filter] of Object.entries(filters)) {
+    if (name === "advanced_filters" || filter === undefined) continue;
+    const type = allowed[name];
+    if (type === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["filters", name],
+        message: `is not a filter of this tool; valid filters: ${valid}, advanced_filters`,
+      });
+      continue;
+    }
+    (filter as { items: FilterItem[] }).items.forEach((item, index) => {
+      checkValueType(item.value, type, ["filters", name, "items", index, "value"], ctx);
+    });
+  }
+  filters.advanced_filters?.conditions.forEach((condition, index) => {
+    const path = ["filters", "advanced_filters", "conditions", index];
+    const type = allowed[condition.field];
+    if (type === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, "field"],
+        message: `"${condition.field}" is not a filter of this tool; valid fields: ${valid}`,
+      });
+    } else {
+      checkValueType(condition.value, type, [...path, "value"], ctx);
+    }
+  });
+}
+
+function checkValueType(value: unknown, type: FilterValueType, path: (string | number)[], ctx: Ctx): void {
+  if (typeof value !== type) {
+    ctx.addIssue({ code: "custom", path, message: `must be a ${type} for this filter` });
+  }
+}

@@ -1,0 +1,29 @@
+// What one REST endpoint is, as data: everything registration, validation and forwarding need.
+import type { z } from "zod";
+
+export type ApiName = "workspace" | "analytics";
+
+export interface EndpointDefinition {
+  /** Tool name: the path after its version segment, without `business`, `/` and `-` as `_`. */
+  name: string;
+  title: string;
+  api: ApiName;
+  method: "GET" | "POST";
+  /** Path below the API's base URL. */
+  path: string;
+  /**
+   * Whether the endpoint acts on one project: workspace tools then send `X-Project-Id`, analytics
+   * tools the body field `project_id`; either way a default applies when the caller gives none.
+   */
+  projectScoped: boolean;
+  /** False only for endpoints that create data: they are annotated, and retried, differently. */
+  readOnly: boolean;
+  description: string;
+  /** Arguments as the assistant sends them: the REST body fields, plus the routing ids. */
+  input: z.ZodObject;
+  /** The response shape the spec gives, lenient (see schemas.ts). */
+  output: z.ZodObject;
+}
+
+export const defineEndpoints = <const T extends readonly EndpointDefinition[]>(definitions: T): T =>
+  definitions;

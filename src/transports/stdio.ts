@@ -1,0 +1,25 @@
+// stdio: one server for the one client that spawned us; stdout is the protocol, logs go to stderr.
+
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+
+export interface RunningTransport {
+  /** Resolves when the transport has ended (client gone, or close() called). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function serveStdio(server: Server): Promise<RunningTransport> {
+  const transport = new StdioServerTransport();
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  server.onclose = markClosed;
+  await server.connect(transport);
+  // The client closing our stdin is the end of the session: exit rather than linger as an orphan.
+  const onEnd = () => void server.close();
+  process.stdin.once("end", onEnd);
+  process.stdin.once("close", onEnd);
+  return { closed, close: () => server.close() };
+}

@@ -1,0 +1,107 @@
+// Test plumbing: a recording upstream on loopback, and the server reached through the SDK's Client
+// over real streamable HTTP.
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createDispatcher } from "../src/clients/http.js";
+import { createUpstreams } from "../src/clients/index.js";
+import type { UpstreamSettings } from "../src/config.js";
+import { buildServer } from "../src/server.js";
+import { serveHttp } from "../src/transports/http.js";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface CannedResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as is. */
+  body?: unknown;
+}
+
+export interface Recorder {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** An upstream that records every request and answers what `respond` says (200 `{}` by default). */
+export async function startRecorder(
+  respond: (request: RecordedRequest) => CannedResponse = () => ({ body: {} }),
+): Promise<Recorder> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const recorded: RecordedRequest = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      body: text ? JSON.parse(text) : undefined,
+    };
+    requests.push(recorded);
+    const answer = respond(recorded);
+    const body = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body ?? {});
+    res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Only the headers a test cares about: what the server chose to send, not what undici adds. */
+export function sentHeaders(request: RecordedRequest): Record<string, string | undefined> {
+  const pick = ["x-api-key", "x-project-id", "x-workspace-id", "content-type", "accept"];
+  return Object.fromEntries(
+    pick
+      .filter((name) => request.headers[name] !== undefined)
+      .map((name) => [name, String(request.headers[name])]),
+  );
+}
+
+export interface McpHarness {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
+export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
+  const dispatcher = createDispatcher();
+  const upstreams = createUpstreams({ timeoutMs: 5_000, ...settings }, dispatcher);
+  const http = await serveHttp(() => buildServer(upstreams), { host: "127.0.0.1", port: 0 });
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+  await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
+  return {
+    client,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await http.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** The text of a result's first content block. */
+export function textOf(result: CallToolResult): string {
+  const block = result.content[0];
+  return block?.type === "text" ? block.text : "";
+}
