@@ -80,7 +80,8 @@ export const advancedFilters = z
           value: filterValue.describe("Typed as that filter's values."),
         }),
       )
-      .min(1),
+      .min(1)
+      .describe("The tests to combine."),
   })
   .describe("Conditions over filter names, joined by `join`.");
 
