@@ -36,6 +36,7 @@ async function serve(config: Config): Promise<void> {
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
     running = await serveStdio(createMcpServer());
+    log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
     const { serveHttp } = await import("./transports/http.js");
     const http = await serveHttp(createMcpServer, { host: config.host, port: config.port });

@@ -106,6 +106,6 @@ describe("published tools", () => {
         ),
       0,
     );
-    expect(bytes).toBeLessThan(40 * 1024);
+    expect(bytes).toBeLessThan(40_000);
   });
 });

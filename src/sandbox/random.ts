@@ -1,0 +1,130 @@
+// Deterministic building blocks for the sandbox seed: a tiny PRNG, uuid and
+// time helpers. Nothing here reads the real clock, so every start is identical.
+
+/** Fixed "now" of the seeded world; all seeded timestamps are derived from it. */
+export const EPOCH_MS = Date.UTC(2026, 0, 15, 9, 0, 0);
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** mulberry32: small, fast and good enough for fake data. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class Rng {
+  private readonly next: () => number;
+
+  constructor(seed: number) {
+    this.next = mulberry32(seed);
+  }
+
+  float(): number {
+    return this.next();
+  }
+
+  /** Integer in [min, max], both inclusive. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    const item = items[Math.floor(this.next() * items.length)];
+    if (item === undefined) throw new Error("pick from an empty list");
+    return item;
+  }
+
+  /** Pick by weight; entries are [value, weight]. */
+  weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
+    const total = entries.reduce((sum, [, w]) => sum + w, 0);
+    let roll = this.next() * total;
+    for (const [value, weight] of entries) {
+      roll -= weight;
+      if (roll < 0) return value;
+    }
+    const last = entries[entries.length - 1];
+    if (!last) throw new Error("weighted pick from an empty list");
+    return last[0];
+  }
+
+  /** Up to `count` distinct items, in a random order. */
+  sample<T>(items: readonly T[], count: number): T[] {
+    const pool = [...items];
+    const out: T[] = [];
+    while (out.length < count && pool.length > 0) {
+      const [item] = pool.splice(Math.floor(this.next() * pool.length), 1);
+      out.push(item as T);
+    }
+    return out;
+  }
+
+  hex(length: number): string {
+    let out = "";
+    while (out.length < length) out += Math.floor(this.next() * 16).toString(16);
+    return out;
+  }
+
+  /** RFC 4122 version-4 shaped uuid made from PRNG bytes. */
+  uuid(): string {
+    const bytes = Array.from({ length: 16 }, () => this.int(0, 255));
+    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+    const hex = bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}
+
+/** ISO timestamp; whole seconds are printed without the ".000" noise. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(".000Z", "Z");
+}
+
+/** YYYY-MM-DD of a timestamp (UTC). */
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Sorted random whole-second instants in [from, to]. */
+export function instants(rng: Rng, count: number, from: number, to: number): number[] {
+  return Array.from({ length: count }, () => seconds(from + rng.float() * Math.max(0, to - from))).sort(
+    (a, b) => a - b,
+  );
+}
+
+/** Rounds down to whole seconds so seeded timestamps print cleanly. */
+export function seconds(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
+}
+
+/** FNV-1a, used to bind cursors to the query that produced them. */
+export function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/** JSON with object keys sorted, so equal queries hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
