@@ -39,7 +39,7 @@ async function serve(config: Config): Promise<void> {
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
     const { serveHttp } = await import("./transports/http.js");
-    const http = await serveHttp(createMcpServer, { host: config.host, port: config.port });
+    const http = await serveHttp(createMcpServer, config.http);
     running = http;
     log("info", "listening", { url: http.url });
     if (config.demo) {

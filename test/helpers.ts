@@ -75,6 +75,14 @@ export function sentHeaders(request: RecordedRequest): Record<string, string | u
   );
 }
 
+/** Upstream limits for tests: the defaults, with a shorter timeout. */
+export const TEST_LIMITS = {
+  timeoutMs: 5_000,
+  retryBudgetMs: 20_000,
+  maxResponseBytes: 10 * 1024 * 1024,
+  concurrency: 8,
+} as const;
+
 export interface McpHarness {
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
@@ -84,7 +92,7 @@ export interface McpHarness {
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
 export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
   const dispatcher = createDispatcher();
-  const upstreams = createUpstreams({ timeoutMs: 5_000, ...settings }, dispatcher);
+  const upstreams = createUpstreams({ ...TEST_LIMITS, ...settings }, dispatcher);
   const http = await serveHttp(() => buildServer(upstreams), { host: "127.0.0.1", port: 0 });
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));

@@ -5,6 +5,7 @@ import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson } from "./http.js";
+import type { CallContext } from "./index.js";
 
 export class AnalyticsClient {
   constructor(
@@ -12,7 +13,7 @@ export class AnalyticsClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  call(definition: EndpointDefinition, args: Record<string, unknown>, signal?: AbortSignal) {
+  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal }: CallContext) {
     const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
     if (!apiKey) {
       throw new MissingConfigError(

@@ -5,9 +5,15 @@ import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
 import { WorkspaceClient } from "./workspace.js";
 
+/** What one tool call brings along to its upstream request. */
+export interface CallContext {
+  /** Aborted when the MCP client cancels the call or goes away. */
+  signal?: AbortSignal;
+}
+
 export interface Upstreams {
   settings: UpstreamSettings;
-  call(definition: EndpointDefinition, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+  call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext): Promise<unknown>;
 }
 
 export function createUpstreams(settings: UpstreamSettings, dispatcher: Dispatcher): Upstreams {
@@ -17,6 +23,6 @@ export function createUpstreams(settings: UpstreamSettings, dispatcher: Dispatch
   };
   return {
     settings,
-    call: (definition, args, signal) => clients[definition.api].call(definition, args, signal),
+    call: (definition, args, context) => clients[definition.api].call(definition, args, context),
   };
 }

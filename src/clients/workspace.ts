@@ -4,6 +4,7 @@ import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson } from "./http.js";
+import type { CallContext } from "./index.js";
 
 const WHOAMI_PATH = "/api/v1/business/whoami";
 const LISTED_PROJECTS = 10;
@@ -22,7 +23,7 @@ export class WorkspaceClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  async call(definition: EndpointDefinition, args: Record<string, unknown>, signal?: AbortSignal) {
+  async call(definition: EndpointDefinition, args: Record<string, unknown>, { signal }: CallContext) {
     const { project_id, workspace_id, ...body } = args as {
       project_id?: string;
       workspace_id?: string;

@@ -9,7 +9,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Upstreams } from "../clients/index.js";
+import type { CallContext, Upstreams } from "../clients/index.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, redact, toolErrorResult } from "./errors.js";
@@ -85,7 +85,7 @@ export async function callTool(
   upstreams: Upstreams,
   name: string,
   rawArguments: Record<string, unknown> | undefined,
-  signal?: AbortSignal,
+  context: CallContext = {},
 ): Promise<CallToolResult> {
   const tool = PREPARED_TOOLS.get(name);
   if (!tool) {
@@ -104,10 +104,10 @@ export async function callTool(
     );
   }
   try {
-    const body = structured(await upstreams.call(definition, parsed.data, signal));
+    const body = structured(await upstreams.call(definition, parsed.data, context));
     return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
-    if (signal?.aborted) throw error;
+    if (context.signal?.aborted) throw error;
     return toolErrorResult(definition, error, upstreams.settings);
   }
 }
@@ -115,6 +115,6 @@ export async function callTool(
 export function registerTools(server: Server, upstreams: Upstreams): void {
   server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LIST);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(upstreams, request.params.name, request.params.arguments, extra.signal),
+    callTool(upstreams, request.params.name, request.params.arguments, { signal: extra.signal }),
   );
 }
