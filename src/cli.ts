@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
+import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
 import { log } from "./log.js";
 import { buildServer } from "./server.js";
+import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -26,27 +28,33 @@ async function startSandboxFor(config: Config): Promise<{ close(): Promise<void>
   return sandbox;
 }
 
+async function startHttp(config: Config, dispatcher: Dispatcher): Promise<RunningTransport> {
+  const { serveHttp } = await import("./transports/http.js");
+  const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
+  const http = await serveHttp(perUserServers(config.upstream, dispatcher), config.http, () =>
+    missingSettings(config.upstream),
+  );
+  log("info", "listening", { url: http.url, stateless: config.http.stateless });
+  if (config.demo) {
+    process.stderr.write(
+      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
+    );
+  }
+  return http;
+}
+
 async function serve(config: Config): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
+  // One connection pool for every user and session.
   const dispatcher = createDispatcher();
-  const upstreams = createUpstreams(config.upstream, dispatcher);
-  const createMcpServer = () => buildServer(upstreams);
 
   let running: RunningTransport;
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(createMcpServer());
+    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher)));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    const { serveHttp } = await import("./transports/http.js");
-    const http = await serveHttp(createMcpServer, config.http);
-    running = http;
-    log("info", "listening", { url: http.url });
-    if (config.demo) {
-      process.stderr.write(
-        `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
-      );
-    }
+    running = await startHttp(config, dispatcher);
   }
 
   let stopping = false;
@@ -54,8 +62,8 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log("info", "shutting down", { reason });
-    // Whatever hangs during shutdown must not keep the process alive.
-    setTimeout(() => process.exit(0), 5_000).unref();
+    // In-flight calls get shutdownGraceMs; whatever hangs after that must not keep the process alive.
+    setTimeout(() => process.exit(0), config.http.shutdownGraceMs + 5_000).unref();
     await running.close().catch(() => {});
     await sandbox?.close().catch(() => {});
     await dispatcher.close().catch(() => {});
@@ -70,6 +78,8 @@ async function main(): Promise<void> {
   let command: ReturnType<typeof parseCommandLine>;
   try {
     command = parseCommandLine(process.argv.slice(2), process.env);
+    if (command.kind === "serve" && command.config.transport === "http")
+      assertSafeBinding(command.config.http);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${error.message}\n\n${USAGE}`);

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
-import type { UpstreamSettings } from "../src/config.js";
+import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
 import { buildServer } from "../src/server.js";
 import { serveHttp } from "../src/transports/http.js";
 
@@ -89,11 +89,19 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
+/** HTTP settings as the command line gives them: every default, port 0 (a free one), and `argv`. */
+export function httpSettings(argv: string[] = []): HttpSettings {
+  const command = parseCommandLine(["--transport", "http", "--port", "0", ...argv], {});
+  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+  return command.config.http;
+}
+
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
 export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
   const dispatcher = createDispatcher();
   const upstreams = createUpstreams({ ...TEST_LIMITS, ...settings }, dispatcher);
-  const http = await serveHttp(() => buildServer(upstreams), { host: "127.0.0.1", port: 0 });
+  const server = { identity: "", build: () => buildServer(upstreams) };
+  const http = await serveHttp(() => server, httpSettings());
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
   await client.listTools(); // the Client checks structuredContent against each tool's outputSchema

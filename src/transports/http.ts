@@ -1,132 +1,266 @@
-// Streamable HTTP on /mcp (one server and transport per session), GET /healthz for liveness.
+// Streamable HTTP on /mcp, stateful (one server and transport per session) or stateless (one per
+// request, for replicas behind a load balancer); GET /healthz and /readyz for orchestrators.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { HttpSettings } from "../config.js";
 import { log } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
+import { describeBody, readMcpBody } from "./http/body.js";
+import { createGuards } from "./http/guards.js";
+import { HttpProblem, RpcCode, sendJson, sendProblem } from "./http/replies.js";
+import { type Session, SessionStore } from "./http/sessions.js";
+import type { ServerForRequest } from "./http/user-servers.js";
 import type { RunningTransport } from "./stdio.js";
-
-export interface HttpOptions {
-  host: string;
-  port: number;
-  maxBodyBytes?: number;
-}
 
 export interface RunningHttp extends RunningTransport {
   url: string;
   port: number;
+  /** Open sessions, idle timers armed and sockets open: for tests that check nothing is left behind. */
   sessionCount(): number;
+  timerCount(): number;
+  connectionCount(): Promise<number>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+/** What the request log line says of a request, filled in as the request is handled. */
+interface RequestFacts {
+  method?: string;
+  path: string;
+  rpc?: string;
+  tool?: string;
+  session?: string;
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
-}
+const MCP_METHODS = ["GET", "POST", "DELETE"];
+const RETRY_AFTER_SECONDS = "30";
 
-async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new HttpProblem(413, `Request body exceeds ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    throw new HttpProblem(400, "Parse error: the body is not valid JSON");
-  }
-}
+/** POST requests being answered, so that shutdown can wait for them. */
+class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
 
-export async function serveHttp(createMcpServer: () => Server, options: HttpOptions): Promise<RunningHttp> {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-
-  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const server = createMcpServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
+  track(res: ServerResponse): void {
+    this.count++;
+    res.once("close", () => {
+      this.count--;
+      if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
     });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+  }
+
+  /** Resolves when none is left, or after `timeoutMs`, whichever comes first. */
+  settled(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+export async function serveHttp(
+  serverForRequest: ServerForRequest,
+  settings: HttpSettings,
+  missingSettings: () => string[] = () => [],
+): Promise<RunningHttp> {
+  const guards = createGuards(settings);
+  const sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+  const inFlight = new InFlight();
+  let shuttingDown = false;
+
+  async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
+    if (req.method !== "POST") {
+      throw new HttpProblem(
+        405,
+        RpcCode.serverError,
+        "Method Not Allowed: this server is stateless, only POST",
+        {
+          allow: "POST",
+        },
+      );
+    }
+    const server = serverForRequest(req.headers).build();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.once("close", () => {
+      void transport.close();
       void server.close();
-    };
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
-  async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const sessionHeader = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    const body = req.method === "POST" ? await readJsonBody(req, maxBodyBytes) : undefined;
-    if (sessionId !== undefined) {
-      const transport = sessions.get(sessionId);
-      if (!transport) return sendJsonRpcError(res, 404, -32001, "Session not found: initialize a new one");
-      return transport.handleRequest(req, res, body);
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
+    const { identity, build } = serverForRequest(req.headers);
+    const release = sessions.reserve();
+    if (!release) {
+      throw new HttpProblem(
+        503,
+        RpcCode.serverError,
+        `Service Unavailable: ${settings.maxSessions} sessions are open, the most this server allows; retry later`,
+        { "retry-after": RETRY_AFTER_SECONDS },
+      );
     }
-    if (req.method === "POST" && isInitializeRequest(body)) return startSession(req, res, body);
-    sendJsonRpcError(res, 400, -32000, "Bad Request: no valid Mcp-Session-Id; send initialize first");
+    const server = build();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        release();
+        facts.session = id;
+        sessions.add(id, session);
+        res.once("close", () => sessions.requestEnded(session));
+      },
+    });
+    // This initialize request is open until its answer is sent: the idle timer starts after it.
+    const session: Session = { transport, server, identity, openRequests: 1 };
+    transport.onclose = () => {
+      sessions.remove(transport.sessionId ?? "");
+      void server.close();
+    };
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      release();
+      if (!facts.session) void server.close();
+    }
+  }
+
+  async function handleStateful(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    facts: RequestFacts,
+  ) {
+    const header = req.headers["mcp-session-id"];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId === undefined) {
+      if (req.method === "POST" && isInitializeRequest(body)) return openSession(req, res, body, facts);
+      throw new HttpProblem(
+        400,
+        RpcCode.serverError,
+        "Bad Request: no Mcp-Session-Id; send initialize first",
+      );
+    }
+    const session = sessions.get(sessionId);
+    if (!session) {
+      throw new HttpProblem(
+        404,
+        RpcCode.sessionNotFound,
+        "Session not found (expired or closed): initialize a new one",
+      );
+    }
+    if (serverForRequest(req.headers).identity !== session.identity) {
+      throw new HttpProblem(
+        403,
+        RpcCode.serverError,
+        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
+      );
+    }
+    facts.session = sessionId;
+    sessions.requestStarted(session);
+    res.once("close", () => sessions.requestEnded(session));
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, facts: RequestFacts) {
+    guards.checkHostAndOrigin(req);
+    const cors = guards.corsHeaders(req);
+    for (const [name, value] of Object.entries(cors)) res.setHeader(name, value as string);
+    if (req.method === "OPTIONS" && cors["access-control-allow-origin"]) {
+      res.writeHead(204).end();
+      return;
+    }
+    if (shuttingDown) {
+      throw new HttpProblem(503, RpcCode.serverError, "Service Unavailable: the server is shutting down", {
+        connection: "close",
+        "retry-after": "1",
+      });
+    }
+    guards.checkToken(req);
+    if (!MCP_METHODS.includes(req.method ?? "")) {
+      throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: use POST, GET or DELETE", {
+        allow: MCP_METHODS.join(", "),
+      });
+    }
+    let body: unknown;
+    if (req.method === "POST") {
+      inFlight.track(res);
+      body = await readMcpBody(req, settings.maxBodyBytes);
+      Object.assign(facts, describeBody(body));
+    }
+    if (settings.stateless) await handleStateless(req, res, body);
+    else await handleStateful(req, res, body, facts);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> {
+    if (facts.path === "/healthz" && req.method === "GET") {
+      sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
+    } else if (facts.path === "/readyz" && req.method === "GET") {
+      const missing = missingSettings();
+      if (shuttingDown) sendJson(res, 503, { status: "shutting down" });
+      else if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
+      else sendJson(res, 200, { status: "ready" });
+    } else if (facts.path === "/mcp") {
+      return handleMcp(req, res, facts);
+    } else {
+      sendJson(res, 404, { error: "Not found: the MCP endpoint is /mcp" });
+    }
+    return Promise.resolve();
   }
 
   const httpServer = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    if (path === "/healthz" && req.method === "GET") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ status: "ok", name: SERVER_NAME, version: SERVER_VERSION }));
-      return;
-    }
-    if (path !== "/mcp") {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: "Not found: the MCP endpoint is /mcp" }));
-      return;
-    }
-    handleMcp(req, res).catch((error: unknown) => {
-      if (error instanceof HttpProblem) {
-        sendJsonRpcError(res, error.status, error.status === 400 ? -32700 : -32600, error.message);
-        if (error.status === 413) req.resume();
-        return;
-      }
+    const started = performance.now();
+    const facts: RequestFacts = { method: req.method, path: (req.url ?? "/").split("?")[0] ?? "/" };
+    res.once("close", () => {
+      const duration_ms = Math.round(performance.now() - started);
+      log("info", "request", { ...facts, status: res.statusCode, duration_ms });
+    });
+    route(req, res, facts).catch((error: unknown) => {
+      if (error instanceof HttpProblem) return sendProblem(res, error);
       log("error", "MCP request failed", { error: error instanceof Error ? error.message : String(error) });
-      sendJsonRpcError(res, 500, -32603, "Internal error");
+      sendProblem(res, new HttpProblem(500, RpcCode.internalError, "Internal error"));
     });
   });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
-    httpServer.listen(options.port, options.host, () => resolve());
+    httpServer.listen(settings.port, settings.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+
+  /** Stops accepting, lets POSTs in flight finish (bounded by shutdownGraceMs), then ends every session. */
   async function close(): Promise<void> {
-    await Promise.all([...sessions.values()].map((transport) => transport.close()));
-    await new Promise<void>((resolve) => {
-      httpServer.close(() => resolve());
-      httpServer.closeAllConnections();
-    });
+    if (shuttingDown) return closed;
+    shuttingDown = true;
+    const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    httpServer.closeIdleConnections();
+    await inFlight.settled(settings.shutdownGraceMs);
+    await sessions.closeAll();
+    httpServer.closeAllConnections();
+    await stopped;
     markClosed();
   }
-  return { url: `http://${host}:${port}/mcp`, port, closed, close, sessionCount: () => sessions.size };
+
+  return {
+    url: `http://${host}:${port}/mcp`,
+    port,
+    closed,
+    close,
+    sessionCount: () => sessions.size,
+    timerCount: () => sessions.timerCount,
+    connectionCount: () =>
+      new Promise((resolve, reject) =>
+        httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      ),
+  };
 }
