@@ -16,6 +16,7 @@ export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   /** Sessions being initialized: they count against the cap before they have an id. */
   private opening = 0;
+  private armedTimers = 0;
 
   constructor(
     private readonly idleMs: number,
@@ -26,11 +27,9 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** Idle timers armed; for tests that check nothing is left behind. */
+  /** Idle timers armed and not yet fired or cleared: for tests that check none is left behind. */
   get timerCount(): number {
-    let count = 0;
-    for (const session of this.sessions.values()) if (session.idleTimer) count++;
-    return count;
+    return this.armedTimers;
   }
 
   get(id: string): Session | undefined {
@@ -57,15 +56,13 @@ export class SessionStore {
   remove(id: string): void {
     const session = this.sessions.get(id);
     if (!session) return;
-    clearTimeout(session.idleTimer);
-    session.idleTimer = undefined;
+    this.disarm(session);
     this.sessions.delete(id);
   }
 
   requestStarted(session: Session): void {
     session.openRequests++;
-    clearTimeout(session.idleTimer);
-    session.idleTimer = undefined;
+    this.disarm(session);
   }
 
   requestEnded(session: Session): void {
@@ -80,11 +77,21 @@ export class SessionStore {
   }
 
   private armIdleTimer(session: Session): void {
-    clearTimeout(session.idleTimer);
-    session.idleTimer = undefined;
+    this.disarm(session);
     if (session.openRequests > 0) return;
-    session.idleTimer = setTimeout(() => void session.transport.close(), this.idleMs);
+    session.idleTimer = setTimeout(() => {
+      this.disarm(session);
+      void session.transport.close();
+    }, this.idleMs);
     // An idle session must not keep the process alive on its own.
     session.idleTimer.unref();
+    this.armedTimers++;
+  }
+
+  private disarm(session: Session): void {
+    if (!session.idleTimer) return;
+    clearTimeout(session.idleTimer);
+    session.idleTimer = undefined;
+    this.armedTimers--;
   }
 }
