@@ -6,7 +6,6 @@ import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import {
   capturingLog,
   eventually,
-  type HttpHarness,
   initializeBody,
   MCP_HEADERS,
   openRawSession,
