@@ -47,15 +47,7 @@ async function serve(config: Config): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
   // One connection pool for every user and session.
   const dispatcher = createDispatcher();
-
-  let running: RunningTransport;
-  if (config.transport === "stdio") {
-    const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher)));
-    log("info", "ready", { transport: "stdio", demo: config.demo });
-  } else {
-    running = await startHttp(config, dispatcher);
-  }
+  let running: RunningTransport | undefined;
 
   let stopping = false;
   const stop = async (reason: string) => {
@@ -64,13 +56,24 @@ async function serve(config: Config): Promise<void> {
     log("info", "shutting down", { reason });
     // In-flight calls get shutdownGraceMs; whatever hangs after that must not keep the process alive.
     setTimeout(() => process.exit(0), config.http.shutdownGraceMs + 5_000).unref();
-    await running.close().catch(() => {});
+    await running?.close().catch(() => {});
     await sandbox?.close().catch(() => {});
-    await dispatcher.close().catch(() => {});
+    // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
+    await dispatcher.destroy().catch(() => {});
+    log("info", "stopped", { reason });
     process.exit(0);
   };
+  // Before the transport starts: a signal right after "listening" must find its handler.
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+
+  if (config.transport === "stdio") {
+    const { serveStdio } = await import("./transports/stdio.js");
+    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher)));
+    log("info", "ready", { transport: "stdio", demo: config.demo });
+  } else {
+    running = await startHttp(config, dispatcher);
+  }
   void running.closed.then(() => stop("transport closed"));
 }
 

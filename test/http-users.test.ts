@@ -176,7 +176,12 @@ describe("per-user credentials, bound to the session", () => {
         -32000,
         "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
       );
-      for (const headers of [{ "x-api-key": KEY_B }, {}, { "x-api-key": KEY_A, "x-project-id": PROJECT_B }]) {
+      const others: Record<string, string>[] = [
+        { "x-api-key": KEY_B },
+        {},
+        { "x-api-key": KEY_A, "x-project-id": PROJECT_B },
+      ];
+      for (const headers of others) {
         const response = await call(headers);
         expect([response.status, response.body]).toEqual([403, forbidden]);
       }

@@ -49,14 +49,14 @@ class InFlight {
     });
   }
 
-  /** Resolves when none is left, or after `timeoutMs`, whichever comes first. */
-  settled(timeoutMs: number): Promise<void> {
-    if (this.count === 0) return Promise.resolve();
+  /** Resolves when none is left, or after `timeoutMs`, whichever comes first, with how many are left. */
+  settled(timeoutMs: number): Promise<number> {
+    if (this.count === 0) return Promise.resolve(0);
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+      const timer = setTimeout(() => resolve(this.count), timeoutMs);
       this.waiters.push(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(0);
       });
     });
   }
@@ -174,12 +174,6 @@ export async function serveHttp(
       res.writeHead(204).end();
       return;
     }
-    if (shuttingDown) {
-      throw new HttpProblem(503, RpcCode.serverError, "Service Unavailable: the server is shutting down", {
-        connection: "close",
-        "retry-after": "1",
-      });
-    }
     guards.checkToken(req);
     if (!MCP_METHODS.includes(req.method ?? "")) {
       throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: use POST, GET or DELETE", {
@@ -201,8 +195,7 @@ export async function serveHttp(
       sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
     } else if (facts.path === "/readyz" && req.method === "GET") {
       const missing = missingSettings();
-      if (shuttingDown) sendJson(res, 503, { status: "shutting down" });
-      else if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
+      if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
       else sendJson(res, 200, { status: "ready" });
     } else if (facts.path === "/mcp") {
       return handleMcp(req, res, facts);
@@ -244,7 +237,8 @@ export async function serveHttp(
     shuttingDown = true;
     const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     httpServer.closeIdleConnections();
-    await inFlight.settled(settings.shutdownGraceMs);
+    const abandoned = await inFlight.settled(settings.shutdownGraceMs);
+    if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
     await sessions.closeAll();
     httpServer.closeAllConnections();
     await stopped;
