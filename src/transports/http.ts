@@ -1,17 +1,15 @@
 // Streamable HTTP on /mcp, stateful (one server and transport per session) or stateless (one per
 // request, for replicas behind a load balancer); GET /healthz and /readyz for orchestrators.
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpSettings } from "../config.js";
 import { log } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
-import { describeBody, readMcpBody } from "./http/body.js";
+import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
 import { createGuards } from "./http/guards.js";
 import { HttpProblem, RpcCode, sendJson, sendProblem } from "./http/replies.js";
-import { type Session, SessionStore } from "./http/sessions.js";
+import { StatefulEndpoint } from "./http/sessions.js";
+import { StatelessEndpoint } from "./http/stateless.js";
 import type { ServerForRequest } from "./http/user-servers.js";
 import type { RunningTransport } from "./stdio.js";
 
@@ -24,17 +22,7 @@ export interface RunningHttp extends RunningTransport {
   connectionCount(): Promise<number>;
 }
 
-/** What the request log line says of a request, filled in as the request is handled. */
-interface RequestFacts {
-  method?: string;
-  path: string;
-  rpc?: string;
-  tool?: string;
-  session?: string;
-}
-
 const MCP_METHODS = ["GET", "POST", "DELETE"];
-const RETRY_AFTER_SECONDS = "30";
 
 /** POST requests being answered, so that shutdown can wait for them. */
 class InFlight {
@@ -68,103 +56,10 @@ export async function serveHttp(
   missingSettings: () => string[] = () => [],
 ): Promise<RunningHttp> {
   const guards = createGuards(settings);
-  const sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+  const stateful = settings.stateless ? undefined : new StatefulEndpoint(serverForRequest, settings);
+  const endpoint = stateful ?? new StatelessEndpoint(serverForRequest);
   const inFlight = new InFlight();
   let shuttingDown = false;
-
-  async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
-    if (req.method !== "POST") {
-      throw new HttpProblem(
-        405,
-        RpcCode.serverError,
-        "Method Not Allowed: this server is stateless, only POST",
-        {
-          allow: "POST",
-        },
-      );
-    }
-    const server = serverForRequest(req.headers).build();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.once("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  }
-
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
-    const { identity, build } = serverForRequest(req.headers);
-    const release = sessions.reserve();
-    if (!release) {
-      throw new HttpProblem(
-        503,
-        RpcCode.serverError,
-        `Service Unavailable: ${settings.maxSessions} sessions are open, the most this server allows; retry later`,
-        { "retry-after": RETRY_AFTER_SECONDS },
-      );
-    }
-    const server = build();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        release();
-        facts.session = id;
-        sessions.add(id, session);
-        res.once("close", () => sessions.requestEnded(session));
-      },
-    });
-    // This initialize request is open until its answer is sent: the idle timer starts after it.
-    const session: Session = { transport, server, identity, openRequests: 1 };
-    transport.onclose = () => {
-      sessions.remove(transport.sessionId ?? "");
-      void server.close();
-    };
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    } finally {
-      release();
-      if (!facts.session) void server.close();
-    }
-  }
-
-  async function handleStateful(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    facts: RequestFacts,
-  ) {
-    const header = req.headers["mcp-session-id"];
-    const sessionId = Array.isArray(header) ? header[0] : header;
-    if (sessionId === undefined) {
-      if (req.method === "POST" && isInitializeRequest(body)) return openSession(req, res, body, facts);
-      throw new HttpProblem(
-        400,
-        RpcCode.serverError,
-        "Bad Request: no Mcp-Session-Id; send initialize first",
-      );
-    }
-    const session = sessions.get(sessionId);
-    if (!session) {
-      throw new HttpProblem(
-        404,
-        RpcCode.sessionNotFound,
-        "Session not found (expired or closed): initialize a new one",
-      );
-    }
-    if (serverForRequest(req.headers).identity !== session.identity) {
-      throw new HttpProblem(
-        403,
-        RpcCode.serverError,
-        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
-      );
-    }
-    facts.session = sessionId;
-    sessions.requestStarted(session);
-    res.once("close", () => sessions.requestEnded(session));
-    await session.transport.handleRequest(req, res, body);
-  }
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse, facts: RequestFacts) {
     guards.checkHostAndOrigin(req);
@@ -186,8 +81,7 @@ export async function serveHttp(
       body = await readMcpBody(req, settings.maxBodyBytes);
       Object.assign(facts, describeBody(body));
     }
-    if (settings.stateless) await handleStateless(req, res, body);
-    else await handleStateful(req, res, body, facts);
+    await endpoint.handle(req, res, body, facts);
   }
 
   function route(req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> {
@@ -239,7 +133,7 @@ export async function serveHttp(
     httpServer.closeIdleConnections();
     const abandoned = await inFlight.settled(settings.shutdownGraceMs);
     if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
-    await sessions.closeAll();
+    await endpoint.close();
     httpServer.closeAllConnections();
     await stopped;
     markClosed();
@@ -250,8 +144,8 @@ export async function serveHttp(
     port,
     closed,
     close,
-    sessionCount: () => sessions.size,
-    timerCount: () => sessions.timerCount,
+    sessionCount: () => stateful?.sessions.size ?? 0,
+    timerCount: () => stateful?.sessions.timerCount ?? 0,
     connectionCount: () =>
       new Promise((resolve, reject) =>
         httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count))),

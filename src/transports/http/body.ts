@@ -53,6 +53,15 @@ export async function readMcpBody(req: IncomingMessage, maxBytes: number): Promi
 
 const MAX_LOGGED_NAME = 100;
 
+/** What the request log line says of a request, filled in as the request is handled. */
+export interface RequestFacts {
+  method?: string;
+  path: string;
+  rpc?: string;
+  tool?: string;
+  session?: string;
+}
+
 /** The JSON-RPC method and, for tools/call, the tool name: what the request log shows of a body. */
 export function describeBody(body: unknown): { rpc?: string; tool?: string } {
   const first = (Array.isArray(body) ? body[0] : body) as

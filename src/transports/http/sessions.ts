@@ -1,7 +1,14 @@
-// Open sessions of the stateful mode: bounded in number, each expiring after an idle spell. A session
-// with a request still open (a slow call, the client's event stream) is never idle.
+// The stateful mode: one server and transport per session, bound to the per-user headers it was opened
+// with. Sessions are bounded in number and expire after an idle spell; a session with a request still
+// open (a slow call, the client's event stream) is never idle.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestFacts } from "./body.js";
+import { HttpProblem, RpcCode } from "./replies.js";
+import type { ServerForRequest } from "./user-servers.js";
 
 export interface Session {
   transport: StreamableHTTPServerTransport;
@@ -20,7 +27,7 @@ export class SessionStore {
 
   constructor(
     private readonly idleMs: number,
-    private readonly maxSessions: number,
+    readonly maxSessions: number,
   ) {}
 
   get size(): number {
@@ -47,9 +54,9 @@ export class SessionStore {
     };
   }
 
+  /** Called while the session's initialize request is open: the idle timer starts when it ends. */
   add(id: string, session: Session): void {
     this.sessions.set(id, session);
-    this.armIdleTimer(session);
   }
 
   /** Called when the session's transport closed (DELETE, expiry, shutdown). */
@@ -78,7 +85,6 @@ export class SessionStore {
 
   private armIdleTimer(session: Session): void {
     this.disarm(session);
-    if (session.openRequests > 0) return;
     session.idleTimer = setTimeout(() => {
       this.disarm(session);
       void session.transport.close();
@@ -93,5 +99,91 @@ export class SessionStore {
     clearTimeout(session.idleTimer);
     session.idleTimer = undefined;
     this.armedTimers--;
+  }
+}
+
+const RETRY_AFTER_SECONDS = "30";
+
+/** Serves /mcp requests in the stateful mode. */
+export class StatefulEndpoint {
+  readonly sessions: SessionStore;
+
+  constructor(
+    private readonly serverForRequest: ServerForRequest,
+    settings: { sessionIdleMs: number; maxSessions: number },
+  ) {
+    this.sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts): Promise<void> {
+    const header = req.headers["mcp-session-id"];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId === undefined) {
+      if (req.method === "POST" && isInitializeRequest(body)) return this.open(req, res, body, facts);
+      throw new HttpProblem(
+        400,
+        RpcCode.serverError,
+        "Bad Request: no Mcp-Session-Id; send initialize first",
+      );
+    }
+    const session = this.sessions.get(sessionId);
+    if (!session) {
+      throw new HttpProblem(
+        404,
+        RpcCode.sessionNotFound,
+        "Session not found (expired or closed): initialize a new one",
+      );
+    }
+    if (this.serverForRequest(req.headers).identity !== session.identity) {
+      throw new HttpProblem(
+        403,
+        RpcCode.serverError,
+        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
+      );
+    }
+    facts.session = sessionId;
+    this.sessions.requestStarted(session);
+    res.once("close", () => this.sessions.requestEnded(session));
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  close(): Promise<void> {
+    return this.sessions.closeAll();
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
+    const { identity, build } = this.serverForRequest(req.headers);
+    const release = this.sessions.reserve();
+    if (!release) {
+      throw new HttpProblem(
+        503,
+        RpcCode.serverError,
+        `Service Unavailable: ${this.sessions.maxSessions} sessions are open, the most this server allows; retry later`,
+        { "retry-after": RETRY_AFTER_SECONDS },
+      );
+    }
+    const server = build();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        release();
+        facts.session = id;
+        this.sessions.add(id, session);
+        res.once("close", () => this.sessions.requestEnded(session));
+      },
+    });
+    // This initialize request is open until its answer is sent: the idle timer starts after it.
+    const session: Session = { transport, server, identity, openRequests: 1 };
+    transport.onclose = () => {
+      this.sessions.remove(transport.sessionId ?? "");
+      void server.close();
+    };
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      release();
+      if (!facts.session) void server.close();
+    }
   }
 }
