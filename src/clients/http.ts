@@ -143,6 +143,10 @@ function errorCode(error: unknown): unknown {
 }
 
 function networkCode(error: unknown): string {
+  // undici reports a reset mid-answer, like any early close, as "other side closed" without a cause.
+  if (errorCode(error) === "UND_ERR_SOCKET" && errorCode((error as Error).cause) === undefined) {
+    return "ECONNRESET";
+  }
   const seen = new Set<unknown>();
   let current: unknown = error;
   // undici wraps the socket error: the useful code is on the cause.

@@ -12,7 +12,7 @@ const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 /** Connect failures: the request never left, so even a call that creates data may go again. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT"]);
 /** The request may have been received, but a read can safely be asked again. */
-const DROPPED_CODES = new Set(["timeout", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET"]);
+const DROPPED_CODES = new Set(["timeout", "ECONNRESET", "EPIPE"]);
 
 export interface RetryNotice {
   /** The attempt that just failed (1-based). */
