@@ -34,9 +34,9 @@ export type UpstreamLimits = Pick<
 
 /**
  * One pool for every upstream, built with the same maxResponseBytes the clients are given: undici
- * enforces that cap (maxResponseSize) as bytes arrive, and closes the socket. The
- * time bound is an abort signal per attempt instead of headersTimeout/bodyTimeout, because those
- * reset on every byte and so never stop a slow drip.
+ * enforces that cap (maxResponseSize) as bytes arrive, and closes the socket. The time bound is an
+ * abort signal per attempt instead of headersTimeout/bodyTimeout, because those restart with every
+ * byte and so never stop a slow drip.
  */
 export function createDispatcher(limits: Partial<Pick<UpstreamSettings, "maxResponseBytes">> = {}): Agent {
   return new Agent({

@@ -83,7 +83,7 @@ function delayBeforeRetry(error: UpstreamError, attempt: number): number {
 }
 
 /** `Retry-After` as a wait in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
   if (header === undefined) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
