@@ -28,7 +28,7 @@ async function startSandboxFor(config: Config): Promise<{ close(): Promise<void>
 
 async function serve(config: Config): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
-  const dispatcher = createDispatcher();
+  const dispatcher = createDispatcher(config.upstream);
   const upstreams = createUpstreams(config.upstream, dispatcher);
   const createMcpServer = () => buildServer(upstreams);
 

@@ -91,8 +91,9 @@ export interface McpHarness {
 
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
 export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
-  const dispatcher = createDispatcher();
-  const upstreams = createUpstreams({ ...TEST_LIMITS, ...settings }, dispatcher);
+  const upstreamSettings = { ...TEST_LIMITS, ...settings };
+  const dispatcher = createDispatcher(upstreamSettings);
+  const upstreams = createUpstreams(upstreamSettings, dispatcher);
   const http = await serveHttp(() => buildServer(upstreams), { host: "127.0.0.1", port: 0 });
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import type { RunningTransport } from "./stdio.js";
@@ -53,6 +53,22 @@ async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unk
   }
 }
 
+/**
+ * A client that drops the connection carrying its pending calls will never read their answers: cancel
+ * them as if it had sent notifications/cancelled, so their upstream requests stop at once.
+ */
+function cancelOnDisconnect(res: ServerResponse, transport: StreamableHTTPServerTransport, body: unknown) {
+  const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
+  if (ids.length === 0) return;
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) {
+      const params = { requestId, reason: "the client closed the connection" };
+      transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+    }
+  });
+}
+
 export async function serveHttp(createMcpServer: () => Server, options: HttpOptions): Promise<RunningHttp> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -80,6 +96,7 @@ export async function serveHttp(createMcpServer: () => Server, options: HttpOpti
     if (sessionId !== undefined) {
       const transport = sessions.get(sessionId);
       if (!transport) return sendJsonRpcError(res, 404, -32001, "Session not found: initialize a new one");
+      cancelOnDisconnect(res, transport, body);
       return transport.handleRequest(req, res, body);
     }
     if (req.method === "POST" && isInitializeRequest(body)) return startSession(req, res, body);
