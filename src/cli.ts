@@ -46,7 +46,7 @@ async function startHttp(config: Config, dispatcher: Dispatcher): Promise<Runnin
 async function serve(config: Config): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
   // One connection pool for every user and session.
-  const dispatcher = createDispatcher();
+  const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;
 
   let stopping = false;

@@ -46,7 +46,8 @@ describe("upstream failures become isError results", () => {
     upstream.requests.length = 0;
   });
 
-  const cases: [string, string, CannedResponse, string][] = [
+  // [label, tool, upstream answer, result text, requests the upstream sees]
+  const cases: [string, string, CannedResponse, string, number?][] = [
     [
       "401 on a workspace tool",
       "tasks_query",
@@ -92,16 +93,17 @@ describe("upstream failures become isError results", () => {
       "tasks_query: 422 Unprocessable: the API rejected the arguments: body.view: Field required; body.query.pagination.page_size: Input should be less than or equal to 100. Fix them and call again.",
     ],
     [
-      "429 with Retry-After seconds",
+      "429 with a Retry-After beyond the retry budget",
       "geo_topics",
-      { status: 429, headers: { "retry-after": "17" }, body: { detail: "Too many requests" } },
-      "geo_topics: 429 Too Many Requests: rate limited. Retry after 17 s.",
+      { status: 429, headers: { "retry-after": "60" }, body: { detail: "Too many requests" } },
+      "geo_topics: 429 Too Many Requests: rate limited. Retry after 60 s.",
     ],
     [
-      "429 without Retry-After",
+      "429 without Retry-After, retried with backoff",
       "geo_topics",
       { status: 429, body: {} },
-      "geo_topics: 429 Too Many Requests: rate limited. Wait a little before calling again.",
+      "geo_topics: 429 Too Many Requests: rate limited after 3 attempts. Wait a little before calling again.",
+      3,
     ],
     [
       "500 with a JSON detail",
@@ -117,7 +119,8 @@ describe("upstream failures become isError results", () => {
         headers: { "content-type": "text/html" },
         body: "<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>",
       },
-      "geo_keywords: the analytics API failed with 502. The API said: 502 Bad Gateway nginx. This is on the service's side: retry in a little while.",
+      "geo_keywords: the analytics API failed with 502 after 3 attempts. The API said: 502 Bad Gateway nginx. This is on the service's side: retry in a little while.",
+      3,
     ],
     [
       "404 for an unknown id",
@@ -129,11 +132,11 @@ describe("upstream failures become isError results", () => {
       "a 2xx body that is not JSON",
       "whoami",
       { status: 200, headers: { "content-type": "text/html" }, body: "<html>maintenance</html>" },
-      'whoami: the workspace API answered 200 with text/html instead of JSON: "maintenance". Retry later; the service may be misconfigured.',
+      'whoami: the workspace API answered 200 with a body that is not JSON (content type text/html): "maintenance". Retry later; the service may be misconfigured.',
     ],
   ];
 
-  it.each(cases)("%s", async (_label, tool, canned, expected) => {
+  it.each(cases)("%s", async (_label, tool, canned, expected, requests = 1) => {
     answer = canned;
     const args =
       tool === "tasks_comments"
@@ -143,7 +146,7 @@ describe("upstream failures become isError results", () => {
           : {};
     const result = await mcp.call(tool, args);
     expect(result).toEqual({ isError: true, content: [{ type: "text", text: expected }] });
-    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests).toHaveLength(requests);
   });
 
   it("redacts the key even when the upstream echoes it back", async () => {
@@ -159,7 +162,7 @@ describe("upstream failures become isError results", () => {
 });
 
 describe("network failures and missing configuration", () => {
-  it("a refused connection names the base URL variable", async () => {
+  it("a refused connection, retried, names the base URL variable", async () => {
     const port = await freePort();
     const mcp = await startMcp({
       workspaceBaseUrl: `http://127.0.0.1:${port}`,
@@ -170,10 +173,10 @@ describe("network failures and missing configuration", () => {
     });
     try {
       expect(textOf(await mcp.call("whoami"))).toBe(
-        `whoami: could not reach the workspace API at http://127.0.0.1:${port} (ECONNREFUSED). Check WORKSPACE_BASE_URL and the network, then retry.`,
+        `whoami: could not reach the workspace API at http://127.0.0.1:${port} (ECONNREFUSED) after 3 attempts. Check WORKSPACE_BASE_URL and the network, then retry.`,
       );
       expect(textOf(await mcp.call("geo_projects"))).toBe(
-        `geo_projects: could not reach the analytics API at http://127.0.0.1:${port} (ECONNREFUSED). Check ANALYTICS_BASE_URL and the network, then retry.`,
+        `geo_projects: could not reach the analytics API at http://127.0.0.1:${port} (ECONNREFUSED) after 3 attempts. Check ANALYTICS_BASE_URL and the network, then retry.`,
       );
     } finally {
       await mcp.close();

@@ -98,8 +98,9 @@ export function httpSettings(argv: string[] = []): HttpSettings {
 
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
 export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
-  const dispatcher = createDispatcher();
-  const upstreams = createUpstreams({ ...TEST_LIMITS, ...settings }, dispatcher);
+  const upstreamSettings = { ...TEST_LIMITS, ...settings };
+  const dispatcher = createDispatcher(upstreamSettings);
+  const upstreams = createUpstreams(upstreamSettings, dispatcher);
   const server = { identity: "", build: () => buildServer(upstreams) };
   const http = await serveHttp(() => server, httpSettings());
   const client = new Client({ name: "test-client", version: "1.0.0" });

@@ -25,8 +25,8 @@ export interface HttpHarness {
 }
 
 export async function startHttp(argv: string[], upstream: Partial<UpstreamSettings>): Promise<HttpHarness> {
-  const dispatcher = createDispatcher();
   const env = { ...TEST_LIMITS, ...upstream };
+  const dispatcher = createDispatcher(env);
   const http = await serveHttp(perUserServers(env, dispatcher), httpSettings(argv), () =>
     missingSettings(env),
   );

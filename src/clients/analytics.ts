@@ -13,7 +13,7 @@ export class AnalyticsClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal }: CallContext) {
+  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal, onRetry }: CallContext) {
     const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
     if (!apiKey) {
       throw new MissingConfigError(
@@ -38,7 +38,8 @@ export class AnalyticsClient {
         body,
         signal,
       },
-      { timeoutMs: this.settings.timeoutMs },
+      this.settings,
+      { repeatable: definition.readOnly, onRetry },
     );
   }
 

@@ -1,6 +1,16 @@
-// The one place that talks HTTP to an upstream: a shared keep-alive pool, JSON in and out, and every
-// failure turned into a typed error that tools/errors.ts explains to the assistant.
+// The one place that talks HTTP to an upstream: a shared keep-alive pool, JSON in and out, a bound
+// on time and size per attempt, safe retries, a cap on requests in flight per key, and every failure
+// turned into a typed error (errors.ts) that tools/errors.ts explains to the assistant.
 import { Agent, type Dispatcher } from "undici";
+import type { UpstreamSettings } from "../config.js";
+import {
+  UpstreamBodyError,
+  UpstreamHttpError,
+  UpstreamNetworkError,
+  UpstreamTooLargeError,
+} from "./errors.js";
+import { KeyedLimiter } from "./limiter.js";
+import { type RetryNotice, withRetries } from "./retry.js";
 
 export interface UpstreamRequest {
   method: "GET" | "POST";
@@ -10,75 +20,59 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
 }
 
-/** The upstream answered with a status outside 2xx. `body` is parsed JSON, or a short text excerpt. */
-export class UpstreamHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly retryAfter: string | undefined,
-  ) {
-    super(`upstream answered ${status}`);
-  }
+/** How one call may be repeated, and who hears about it. */
+export interface RetryPolicy {
+  /** From the endpoint's `readOnly`: false for a call that creates data. */
+  repeatable: boolean;
+  onRetry?: (notice: RetryNotice) => void;
 }
 
-/** The request did not get an HTTP answer: refused, reset, DNS, TLS, or timed out. */
-export class UpstreamNetworkError extends Error {
-  constructor(
-    readonly origin: string,
-    readonly code: string,
-    readonly timeoutMs?: number,
-  ) {
-    super(`could not reach ${origin} (${code})`);
-  }
+export type UpstreamLimits = Pick<
+  UpstreamSettings,
+  "timeoutMs" | "retryBudgetMs" | "maxResponseBytes" | "concurrency"
+>;
+
+/**
+ * One pool for every upstream, built with the same maxResponseBytes the clients are given: undici
+ * enforces that cap (maxResponseSize) as bytes arrive, and closes the socket. The time bound is an
+ * abort signal per attempt instead of headersTimeout/bodyTimeout, because those restart with every
+ * byte and so never stop a slow drip.
+ */
+export function createDispatcher(limits: Partial<Pick<UpstreamSettings, "maxResponseBytes">> = {}): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 64,
+    pipelining: 1,
+    maxResponseSize: limits.maxResponseBytes ?? -1,
+  });
 }
 
-/** A 2xx answer whose body is not JSON. */
-export class UpstreamBodyError extends Error {
-  constructor(
-    readonly status: number,
-    readonly contentType: string,
-    readonly excerpt: string,
-  ) {
-    super(`upstream answered ${status} with a body that is not JSON`);
-  }
-}
+/** Shared by every client in the process, so the cap holds per key whichever session sends. */
+const inFlightPerKey = new KeyedLimiter();
 
-export interface HttpClientOptions {
-  /** Bounds each request from connect to last body byte. */
-  timeoutMs: number;
-}
-
-export function createDispatcher(): Dispatcher {
-  return new Agent({ keepAliveTimeout: 10_000, connections: 64, pipelining: 1 });
-}
-
-const EXCERPT_CHARS = 200;
-
-/** Collapses a non-JSON body (an HTML error page, say) to a short single-line excerpt. */
-export function excerptOf(text: string): string {
-  const flat = text
-    .replace(/<[^>]*>/g, " ")
-    .replace(/[^\x20-\x7e]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
-}
-
-function parseBody(text: string): { json: true; value: unknown } | { json: false } {
-  try {
-    return { json: true, value: JSON.parse(text) };
-  } catch {
-    return { json: false };
-  }
-}
-
-export async function requestJson(
+export function requestJson(
   dispatcher: Dispatcher,
   request: UpstreamRequest,
-  options: HttpClientOptions,
+  limits: UpstreamLimits,
+  policy: RetryPolicy,
 ): Promise<unknown> {
+  const key = request.headers["x-api-key"] ?? "";
+  const sendOnce = () =>
+    inFlightPerKey.run(key, limits.concurrency, request.signal, () =>
+      requestOnce(dispatcher, request, limits),
+    );
+  return withRetries(sendOnce, {
+    repeatable: policy.repeatable,
+    budgetMs: limits.retryBudgetMs,
+    signal: request.signal,
+    onRetry: policy.onRetry,
+  });
+}
+
+async function requestOnce(dispatcher: Dispatcher, request: UpstreamRequest, limits: UpstreamLimits) {
+  const { timeoutMs } = limits;
   const url = new URL(request.url);
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   let response: Dispatcher.ResponseData;
   let text: string;
@@ -94,13 +88,20 @@ export async function requestJson(
     text = await response.body.text();
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason ?? error;
-    if (timeout.aborted) throw new UpstreamNetworkError(url.origin, "timeout", options.timeoutMs);
+    if (timeout.aborted) throw new UpstreamNetworkError(url.origin, "timeout", timeoutMs);
+    if (errorCode(error) === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+      throw new UpstreamTooLargeError(limits.maxResponseBytes);
+    }
     throw new UpstreamNetworkError(url.origin, networkCode(error));
   }
+  return parseAnswer(response, text);
+}
+
+function parseAnswer(response: Dispatcher.ResponseData, text: string): unknown {
   const parsed = parseBody(text);
-  const { statusCode } = response;
+  const { statusCode, headers } = response;
   if (statusCode < 200 || statusCode >= 300) {
-    const retryAfter = response.headers["retry-after"];
+    const retryAfter = headers["retry-after"];
     throw new UpstreamHttpError(
       statusCode,
       parsed.json ? parsed.value : excerptOf(text),
@@ -108,22 +109,53 @@ export async function requestJson(
     );
   }
   if (!parsed.json) {
-    const contentType = response.headers["content-type"];
-    throw new UpstreamBodyError(statusCode, String(contentType ?? "none"), excerptOf(text));
+    const contentType = headers["content-type"];
+    throw new UpstreamBodyError(statusCode, excerptOf(String(contentType ?? "none")), excerptOf(text));
   }
   return parsed.value;
 }
 
+const EXCERPT_CHARS = 120;
+
+/** Collapses a non-JSON body (an HTML error page, say) to a short single line without markup. */
+export function excerptOf(text: string): string {
+  const flat = text
+    .slice(0, 64 * 1024)
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<!--[\s\S]*?-->|<[^>]*>?/g, " ")
+    .replace(/&[a-z0-9#]+;/gi, " ")
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+}
+
+function parseBody(text: string): { json: true; value: unknown } | { json: false } {
+  try {
+    return { json: true, value: JSON.parse(text) };
+  } catch {
+    return { json: false };
+  }
+}
+
+function errorCode(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
 function networkCode(error: unknown): string {
+  // undici reports a reset mid-answer, like any early close, as "other side closed" without a cause.
+  if (errorCode(error) === "UND_ERR_SOCKET" && errorCode((error as Error).cause) === undefined) {
+    return "ECONNRESET";
+  }
   const seen = new Set<unknown>();
   let current: unknown = error;
   // undici wraps the socket error: the useful code is on the cause.
   while (current && typeof current === "object" && !seen.has(current)) {
     seen.add(current);
-    const code = (current as { code?: unknown }).code;
+    const code = errorCode(current);
     if (typeof code === "string" && !code.startsWith("UND_ERR_")) return code;
     current = (current as { cause?: unknown }).cause;
   }
-  const code = (error as { code?: unknown })?.code;
+  const code = errorCode(error);
   return typeof code === "string" ? code : "network error";
 }

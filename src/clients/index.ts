@@ -4,12 +4,15 @@ import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
 import { ImpliedProjectCache } from "./project-cache.js";
+import type { RetryNotice } from "./retry.js";
 import { WorkspaceClient } from "./workspace.js";
 
 /** What one tool call brings along to its upstream request. */
 export interface CallContext {
-  /** Aborted when the MCP client cancels the call or goes away. */
+  /** Aborted when the MCP client cancels the call or goes away: the upstream request stops at once. */
   signal?: AbortSignal;
+  /** Told before each wait for a retry (the MCP progress notification, when the client asked). */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 export interface Upstreams {

@@ -3,7 +3,7 @@ import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
-import { requestJson } from "./http.js";
+import { type RetryPolicy, requestJson } from "./http.js";
 import type { CallContext } from "./index.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
 
@@ -23,7 +23,8 @@ export class WorkspaceClient {
     private readonly impliedProjects: ImpliedProjectCache,
   ) {}
 
-  async call(definition: EndpointDefinition, args: Record<string, unknown>, { signal }: CallContext) {
+  async call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext) {
+    const { signal, onRetry } = context;
     const { project_id, workspace_id, ...body } = args as {
       project_id?: string;
       workspace_id?: string;
@@ -32,9 +33,10 @@ export class WorkspaceClient {
     const headers = this.baseHeaders(workspaceId);
     if (definition.projectScoped) {
       headers["x-project-id"] =
-        project_id ?? this.settings.workspaceProjectId ?? (await this.impliedProject(workspaceId, signal));
+        project_id ?? this.settings.workspaceProjectId ?? (await this.impliedProject(workspaceId, context));
     }
-    return this.send(definition.method, definition.path, headers, body, signal);
+    const policy = { repeatable: definition.readOnly, onRetry };
+    return this.send(definition.method, definition.path, headers, body, signal, policy);
   }
 
   private baseHeaders(workspaceId: string | undefined): Record<string, string> {
@@ -56,6 +58,7 @@ export class WorkspaceClient {
     headers: Record<string, string>,
     body: Record<string, unknown>,
     signal: AbortSignal | undefined,
+    policy: RetryPolicy,
   ) {
     const baseUrl = this.settings.workspaceBaseUrl;
     if (!baseUrl) {
@@ -69,17 +72,21 @@ export class WorkspaceClient {
     return requestJson(
       this.dispatcher,
       { method, url: baseUrl + path, headers, body: withBody ? body : undefined, signal },
-      { timeoutMs: this.settings.timeoutMs },
+      this.settings,
+      policy,
     );
   }
 
-  private impliedProject(workspaceId: string | undefined, signal?: AbortSignal): Promise<string> {
+  private impliedProject(workspaceId: string | undefined, context: CallContext): Promise<string> {
     const apiKey = this.settings.workspaceApiKey ?? "";
-    return this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId, signal));
+    return this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId, context));
   }
 
-  private async lookUpOnlyProject(workspaceId: string | undefined, signal?: AbortSignal): Promise<string> {
-    const identity = (await this.send("GET", WHOAMI_PATH, this.baseHeaders(workspaceId), {}, signal)) as {
+  private async lookUpOnlyProject(workspaceId: string | undefined, context: CallContext): Promise<string> {
+    // whoami only reads, whatever the tool that needs it.
+    const policy = { repeatable: true, onRetry: context.onRetry };
+    const headers = this.baseHeaders(workspaceId);
+    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, context.signal, policy)) as {
       projects?: unknown;
     };
     const projects = (Array.isArray(identity?.projects) ? identity.projects : []) as WhoamiProject[];

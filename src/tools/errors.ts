@@ -1,12 +1,21 @@
 // The one function that turns any failure of a tool call into the result the assistant sees:
 // `isError: true`, the tool's name, what happened, and what to do next. Never an API key.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { MissingConfigError, ToolInputError } from "../clients/errors.js";
-import { UpstreamBodyError, UpstreamHttpError, UpstreamNetworkError } from "../clients/http.js";
+import {
+  MissingConfigError,
+  ToolInputError,
+  UpstreamBodyError,
+  type UpstreamError,
+  UpstreamHttpError,
+  UpstreamNetworkError,
+  UpstreamTooLargeError,
+} from "../clients/errors.js";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "./definition.js";
 
 const DETAIL_CHARS = 300;
+/** Connect-phase codes: the service was never reached (the others mean a connection was lost). */
+const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
@@ -23,17 +32,38 @@ export function toolErrorResult(
 function describeFailure(definition: EndpointDefinition, error: unknown): string {
   if (error instanceof MissingConfigError || error instanceof ToolInputError) return error.message;
   if (error instanceof UpstreamHttpError) return describeHttpError(definition, error);
-  if (error instanceof UpstreamNetworkError) {
-    const variable = definition.api === "workspace" ? "WORKSPACE_BASE_URL" : "ANALYTICS_BASE_URL";
-    if (error.code === "timeout") {
-      return `the ${definition.api} API did not answer within ${error.timeoutMs} ms. Retry in a moment; if it keeps happening the service is slow or down.`;
-    }
-    return `could not reach the ${definition.api} API at ${error.origin} (${error.code}). Check ${variable} and the network, then retry.`;
-  }
+  if (error instanceof UpstreamNetworkError) return describeNetworkError(definition, error);
   if (error instanceof UpstreamBodyError) {
-    return `the ${definition.api} API answered ${error.status} with ${error.contentType} instead of JSON: "${error.excerpt}". Retry later; the service may be misconfigured.`;
+    return `the ${definition.api} API answered ${error.status} with a body that is not JSON (content type ${error.contentType}): "${error.excerpt}". Retry later; the service may be misconfigured.`;
+  }
+  if (error instanceof UpstreamTooLargeError) {
+    return `the ${definition.api} API sent more than ${error.maxBytes} bytes (UPSTREAM_MAX_BYTES), so the answer was cut off. Ask for less (a smaller page or fewer metrics), or raise UPSTREAM_MAX_BYTES.`;
   }
   return `unexpected failure (${error instanceof Error ? error.name : typeof error}). Retry; report it if it persists.`;
+}
+
+/** " after 3 attempts" once the call was retried. */
+const attemptsNote = (error: UpstreamError) =>
+  error.attempts > 1 ? ` after ${error.attempts} attempts` : "";
+
+/** For a call that creates data, the next step after a failure that may have come after the write. */
+const notRepeated = (definition: EndpointDefinition) =>
+  `It was not retried, because ${definition.name} creates data: check whether it took effect before calling it again.`;
+
+function describeNetworkError(definition: EndpointDefinition, error: UpstreamNetworkError): string {
+  const tries = attemptsNote(error);
+  if (error.code === "timeout") {
+    const next = definition.readOnly
+      ? "Retry in a moment; if it keeps happening the service is slow or down."
+      : notRepeated(definition);
+    return `the ${definition.api} API did not answer within ${error.timeoutMs} ms (UPSTREAM_TIMEOUT_MS)${tries}. ${next}`;
+  }
+  if (UNREACHED_CODES.has(error.code)) {
+    const variable = definition.api === "workspace" ? "WORKSPACE_BASE_URL" : "ANALYTICS_BASE_URL";
+    return `could not reach the ${definition.api} API at ${error.origin} (${error.code})${tries}. Check ${variable} and the network, then retry.`;
+  }
+  const next = definition.readOnly ? "Retry in a moment." : notRepeated(definition);
+  return `lost the connection to the ${definition.api} API at ${error.origin} (${error.code})${tries}. ${next}`;
 }
 
 function describeHttpError(definition: EndpointDefinition, error: UpstreamHttpError): string {
@@ -52,18 +82,23 @@ function describeHttpError(definition: EndpointDefinition, error: UpstreamHttpEr
     case status === 422:
       return `422 Unprocessable: the API rejected the arguments: ${validationText(error.body) ?? detail ?? "no detail given"}. Fix them and call again.`;
     case status === 429:
-      return `429 Too Many Requests: rate limited. ${retryAdvice(error.retryAfter)}`;
-    case status >= 500:
-      return `the ${definition.api} API failed with ${status}.${withDetail(detail)} This is on the service's side: retry in a little while.`;
+      return `429 Too Many Requests: rate limited${attemptsNote(error)}. ${retryAdvice(error) ?? "Wait a little before calling again."}`;
+    case status >= 500: {
+      const next = !definition.readOnly
+        ? notRepeated(definition)
+        : (retryAdvice(error) ?? "This is on the service's side: retry in a little while.");
+      return `the ${definition.api} API failed with ${status}${attemptsNote(error)}.${withDetail(detail)} ${next}`;
+    }
     default:
       return `the ${definition.api} API answered ${status}.${withDetail(detail)}`;
   }
 }
 
-function retryAdvice(retryAfter: string | undefined): string {
-  if (retryAfter === undefined) return "Wait a little before calling again.";
-  const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : undefined;
-  return seconds !== undefined ? `Retry after ${seconds} s.` : `Retry after ${retryAfter}.`;
+/** When to come back: the service's own word (Retry-After) as it gave it, else the wait we skipped. */
+function retryAdvice(error: UpstreamHttpError): string | undefined {
+  const text = error.retryAfter?.trim();
+  if (text) return /^\d+$/.test(text) ? `Retry after ${Number(text)} s.` : `Retry after ${text}.`;
+  return error.retryInMs === undefined ? undefined : `Retry in ${Math.ceil(error.retryInMs / 1000)} s.`;
 }
 
 /** 422 `detail` entries as `loc.joined: msg`, the form a model can act on. */

@@ -1,15 +1,21 @@
 // Definition -> published tool, and the one generic handler that checks arguments, forwards them
 // and shapes the answer. Schemas are converted once, when this module loads, not per tools/list.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
   type ListToolsResult,
+  type ProgressToken,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
+import { describeRetry, type RetryNotice } from "../clients/retry.js";
+import { log } from "../log.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, redact, toolErrorResult } from "./errors.js";
@@ -107,14 +113,37 @@ export async function callTool(
     const body = structured(await upstreams.call(definition, parsed.data, context));
     return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
-    if (context.signal?.aborted) throw error;
+    if (context.signal?.aborted) {
+      // The SDK sends nothing for a cancelled request; the log shows the upstream request was dropped.
+      log("info", "tool call cancelled", { tool: name });
+      throw error;
+    }
     return toolErrorResult(definition, error, upstreams.settings);
   }
+}
+
+type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Progress notifications about retry waits, when the client gave a progressToken. */
+function retryProgress(token: ProgressToken | undefined, extra: HandlerExtra) {
+  if (token === undefined) return undefined;
+  return (notice: RetryNotice) => {
+    const params = { progressToken: token, progress: notice.attempt, total: notice.maxAttempts };
+    extra
+      .sendNotification({
+        method: "notifications/progress",
+        params: { ...params, message: describeRetry(notice) },
+      })
+      .catch(() => {}); // a client gone mid-wait is handled by the abort signal
+  };
 }
 
 export function registerTools(server: Server, upstreams: Upstreams): void {
   server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LIST);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(upstreams, request.params.name, request.params.arguments, { signal: extra.signal }),
+    callTool(upstreams, request.params.name, request.params.arguments, {
+      signal: extra.signal,
+      onRetry: retryProgress(request.params._meta?.progressToken, extra),
+    }),
   );
 }

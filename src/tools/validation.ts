@@ -102,7 +102,9 @@ export function decodeStringifiedArguments(schema: AnySchema, args: Record<strin
   const shape = objectShape(schema) ?? {};
   let decoded: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(args)) {
-    const expected = shape[key] ? unwrap(shape[key])._zod.def.type : undefined;
+    // Own keys only: an argument named "valueOf" or "constructor" must not find Object.prototype's.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    const expected = field ? unwrap(field)._zod.def.type : undefined;
     if (
       typeof value !== "string" ||
       !(expected === "object" || expected === "array" || expected === "record")

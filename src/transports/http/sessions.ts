@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import type { ServerForRequest } from "./user-servers.js";
@@ -104,6 +104,23 @@ export class SessionStore {
 
 const RETRY_AFTER_SECONDS = "30";
 
+/**
+ * A client that drops the connection carrying its pending calls will never read their answers: cancel
+ * them as if it had sent notifications/cancelled, so their upstream requests stop at once. (In the
+ * stateless mode closing the request's own server does the same.)
+ */
+function cancelOnDisconnect(res: ServerResponse, transport: StreamableHTTPServerTransport, body: unknown) {
+  const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
+  if (ids.length === 0) return;
+  res.once("close", () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) {
+      const params = { requestId, reason: "the client closed the connection" };
+      transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+    }
+  });
+}
+
 /** Serves /mcp requests in the stateful mode. */
 export class StatefulEndpoint {
   readonly sessions: SessionStore;
@@ -144,6 +161,7 @@ export class StatefulEndpoint {
     facts.session = sessionId;
     this.sessions.requestStarted(session);
     res.once("close", () => this.sessions.requestEnded(session));
+    cancelOnDisconnect(res, session.transport, body);
     await session.transport.handleRequest(req, res, body);
   }
 

@@ -1,0 +1,92 @@
+// Retries of one upstream call, only where they are safe. A loop of our own rather than undici's
+// RetryHandler: that handler cannot stop at a retry budget and report the wait it skipped, tell the
+// client about each wait (progress), or retry a request that creates data only when the connection
+// was refused; and it spends its waits outside the abort signal of the MCP call.
+import { setTimeout as sleep } from "node:timers/promises";
+import { UpstreamError, UpstreamHttpError, UpstreamNetworkError } from "./errors.js";
+
+export const MAX_ATTEMPTS = 3;
+/** First backoff; doubled per attempt, then jittered down by up to half. */
+const BASE_DELAY_MS = 500;
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+/** Connect failures: the request never left, so even a call that creates data may go again. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT"]);
+/** The request may have been received, but a read can safely be asked again. */
+const DROPPED_CODES = new Set(["timeout", "ECONNRESET", "EPIPE"]);
+
+export interface RetryNotice {
+  /** The attempt that just failed (1-based). */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** Why, e.g. "upstream answered 503". */
+  reason: string;
+}
+
+export interface RetryOptions {
+  /** True for reads; false when a repeat could do a thing twice (create a comment). */
+  repeatable: boolean;
+  /** Total time the call may spend waiting between attempts. */
+  budgetMs: number;
+  signal?: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+/** "upstream answered 503; retrying in 1.2 s (attempt 2 of 3)" */
+export function describeRetry(notice: RetryNotice): string {
+  const seconds = (notice.delayMs / 1000).toFixed(1);
+  return `${notice.reason}; retrying in ${seconds} s (attempt ${notice.attempt + 1} of ${notice.maxAttempts})`;
+}
+
+export async function withRetries<T>(send: () => Promise<T>, options: RetryOptions): Promise<T> {
+  let waitedMs = 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (options.signal?.aborted || !(error instanceof UpstreamError)) throw error;
+      error.attempts = attempt;
+      const reason = retryReason(error, options.repeatable);
+      if (reason === undefined || attempt >= MAX_ATTEMPTS) throw error;
+      const delayMs = delayBeforeRetry(error, attempt);
+      if (delayMs > options.budgetMs - waitedMs) {
+        error.retryInMs = delayMs;
+        throw error;
+      }
+      options.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
+      await sleep(delayMs, undefined, { signal: options.signal });
+      waitedMs += delayMs;
+    }
+  }
+}
+
+/** Why this failure may be retried, or undefined when it must not be. */
+function retryReason(error: UpstreamError, repeatable: boolean): string | undefined {
+  if (error instanceof UpstreamNetworkError) {
+    if (NOT_SENT_CODES.has(error.code)) return `connection refused (${error.code})`;
+    if (!repeatable || !DROPPED_CODES.has(error.code)) return undefined;
+    return error.code === "timeout"
+      ? `upstream did not answer within ${error.timeoutMs} ms`
+      : `connection lost (${error.code})`;
+  }
+  if (repeatable && error instanceof UpstreamHttpError && RETRIED_STATUSES.has(error.status)) {
+    return `upstream answered ${error.status}`;
+  }
+  return undefined;
+}
+
+function delayBeforeRetry(error: UpstreamError, attempt: number): number {
+  const asked = error instanceof UpstreamHttpError ? retryAfterMs(error.retryAfter) : undefined;
+  if (asked !== undefined) return asked;
+  const ceiling = BASE_DELAY_MS * 2 ** (attempt - 1);
+  return Math.round(ceiling * (0.5 + Math.random() / 2));
+}
+
+/** `Retry-After` as a wait in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
