@@ -3,7 +3,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { MissingConfigError, ToolInputError } from "../clients/errors.js";
 import { UpstreamBodyError, UpstreamHttpError, UpstreamNetworkError } from "../clients/http.js";
-import type { UpstreamSettings } from "../config.js";
+import type { LogLevel, UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "./definition.js";
 
 const DETAIL_CHARS = 300;
@@ -18,6 +18,23 @@ export function toolErrorResult(
   settings: UpstreamSettings,
 ): CallToolResult {
   return errorResult(redact(`${definition.name}: ${describeFailure(definition, error)}`, settings));
+}
+
+/**
+ * How a failure is logged: `warning` for what the caller or the configuration can fix, `error` for a
+ * failing or unreachable service. Only a status or an error code: never a message that might quote a key.
+ */
+export function failureLog(error: unknown): { level: LogLevel; fields: Record<string, unknown> } {
+  if (error instanceof MissingConfigError) return { level: "warning", fields: { missing: error.variable } };
+  if (error instanceof ToolInputError) return { level: "warning", fields: { reason: "input" } };
+  if (error instanceof UpstreamHttpError) {
+    return { level: error.status >= 500 ? "error" : "warning", fields: { status: error.status } };
+  }
+  if (error instanceof UpstreamNetworkError) return { level: "error", fields: { network: error.code } };
+  if (error instanceof UpstreamBodyError) {
+    return { level: "error", fields: { status: error.status, reason: "not JSON" } };
+  }
+  return { level: "error", fields: { reason: error instanceof Error ? error.name : typeof error } };
 }
 
 function describeFailure(definition: EndpointDefinition, error: unknown): string {
