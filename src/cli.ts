@@ -6,7 +6,7 @@ import { createUpstreams } from "./clients/index.js";
 import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
-import { HEADER_SOURCES, selectionFromHeaders, selectTools } from "./tools/selection.js";
+import { selectTools, sessionTools } from "./tools/selection.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -42,7 +42,7 @@ async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> 
     const { serveHttp } = await import("./transports/http.js");
     // A session's X-MCP-* headers narrow the server's tools, never widen them (ConfigError -> 400).
     const createMcpServer = (headers: IncomingHttpHeaders) =>
-      buildServer(upstreams, { tools: selectTools(selectionFromHeaders(headers), tools, HEADER_SOURCES) });
+      buildServer(upstreams, { tools: sessionTools(headers, tools) });
     const http = await serveHttp(createMcpServer, config.http);
     running = http;
     log("info", "listening", { url: http.url });

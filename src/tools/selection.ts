@@ -30,10 +30,10 @@ export const START_SOURCES: SelectionSources = {
 export const HEADER_SOURCES: SelectionSources = { toolsets: "X-MCP-Toolsets", tools: "X-MCP-Tools" };
 
 function checkNames(source: string, kind: string, names: string[], valid: Iterable<string>): void {
-  const validList = [...valid].join(", ");
+  const known = [...valid];
+  const validList = known.join(", ");
   if (names.length === 0) throw new ConfigError(`${source} is empty; valid ${kind}s: ${validList}`);
-  const known = new Set(valid);
-  const unknown = names.filter((name) => !known.has(name));
+  const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
     throw new ConfigError(
       `${source}: unknown ${kind}${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `"${name}"`).join(", ")}; valid ${kind}s: ${validList}`,
@@ -88,4 +88,12 @@ export function selectionFromHeaders(headers: IncomingHttpHeaders): ToolSelectio
     tools: list(header(headers, "x-mcp-tools")),
     readOnly: readOnlyOn,
   };
+}
+
+/** The tools one HTTP session gets: the server's, narrowed by the session's X-MCP-* headers. */
+export function sessionTools(
+  headers: IncomingHttpHeaders,
+  serverTools: ReadonlySet<string>,
+): ReadonlySet<string> {
+  return selectTools(selectionFromHeaders(headers), serverTools, HEADER_SOURCES);
 }
