@@ -36,8 +36,11 @@ try {
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(work, packed.filename)], app);
 
   const version = run("npx", ["--no-install", pkg.name, "--version"], app);
-  if (version !== pkg.version) fail(`npx ${pkg.name} --version printed "${version}", expected "${pkg.version}"`);
-  else console.log(`npx ${pkg.name} --version: ${version}`);
+  if (version !== pkg.version) {
+    fail(`npx ${pkg.name} --version printed "${version}", expected "${pkg.version}"`);
+  } else {
+    console.log(`npx ${pkg.name} --version: ${version}`);
+  }
 
   const client = new Client({ name: "pack-check", version: "1.0.0" });
   await client.connect(

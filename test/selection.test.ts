@@ -73,6 +73,20 @@ describe("selecting tools at start", () => {
   });
 });
 
+describe("the cost of tools/list", () => {
+  const bytesOf = (selection: Parameters<typeof selectTools>[0]) =>
+    Buffer.byteLength(JSON.stringify(toolListFor(selectTools(selection))));
+
+  // The README's table (npm run tool-size) reports these; the bounds leave ~10% room, so growth is a decision.
+  it.each([
+    ["workspace", 12_500, { toolsets: ["workspace"], readOnly: false }],
+    ["analytics", 40_500, { toolsets: ["analytics"], readOnly: false }],
+    ["all", 53_000, { readOnly: false }],
+  ])("%s stays under %i bytes", (_name, bound, selection) => {
+    expect(bytesOf(selection)).toBeLessThan(bound);
+  });
+});
+
 describe("X-MCP-* headers", () => {
   it("read into a selection; absent headers select nothing more", () => {
     expect(
