@@ -96,7 +96,7 @@ export function toolListFor(enabled: ReadonlySet<string>): ListToolsResult {
 }
 
 /** What one session brings to a call: which tools it may use, and where its log goes. */
-export interface SessionTools {
+export interface CallSession {
   enabled?: ReadonlySet<string>;
   report?: Report;
 }
@@ -113,7 +113,7 @@ export async function callTool(
   name: string,
   rawArguments: Record<string, unknown> | undefined,
   context: CallContext = {},
-  { enabled = ALL_TOOL_NAMES, report = () => {} }: SessionTools = {},
+  { enabled = ALL_TOOL_NAMES, report = () => {} }: CallSession = {},
 ): Promise<CallToolResult> {
   const tool = PREPARED_TOOLS.get(name);
   if (!tool || !enabled.has(name)) {
