@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
+import type { IncomingHttpHeaders } from "node:http";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
-import { log } from "./log.js";
+import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
+import { selectTools, sessionTools } from "./tools/selection.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -26,19 +28,21 @@ async function startSandboxFor(config: Config): Promise<{ close(): Promise<void>
   return sandbox;
 }
 
-async function serve(config: Config): Promise<void> {
+async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
   const dispatcher = createDispatcher(config.upstream);
   const upstreams = createUpstreams(config.upstream, dispatcher);
-  const createMcpServer = () => buildServer(upstreams);
 
   let running: RunningTransport;
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(createMcpServer());
+    running = await serveStdio(buildServer(upstreams, { tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
     const { serveHttp } = await import("./transports/http.js");
+    // A session's X-MCP-* headers narrow the server's tools, never widen them (ConfigError -> 400).
+    const createMcpServer = (headers: IncomingHttpHeaders) =>
+      buildServer(upstreams, { tools: sessionTools(headers, tools) });
     const http = await serveHttp(createMcpServer, config.http);
     running = http;
     log("info", "listening", { url: http.url });
@@ -66,15 +70,19 @@ async function serve(config: Config): Promise<void> {
   void running.closed.then(() => stop("transport closed"));
 }
 
-async function main(): Promise<void> {
-  let command: ReturnType<typeof parseCommandLine>;
+/** Runs a step of reading the configuration; a ConfigError stops the process with exit code 2. */
+function orExitOnConfigError<T>(read: () => T): T {
   try {
-    command = parseCommandLine(process.argv.slice(2), process.env);
+    return read();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
+}
+
+async function main(): Promise<void> {
+  const command = orExitOnConfigError(() => parseCommandLine(process.argv.slice(2), process.env));
   if (command.kind === "help") {
     process.stdout.write(USAGE);
     return;
@@ -83,7 +91,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVER_VERSION}\n`);
     return;
   }
-  await serve(command.config);
+  const tools = orExitOnConfigError(() => selectTools(command.config.tools));
+  setLogLevel(command.config.logLevel);
+  await serve(command.config, tools);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,7 @@
 // Test plumbing: a recording upstream on loopback, and the server reached through the SDK's Client
 // over real streamable HTTP.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,6 +11,8 @@ import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
 import type { UpstreamSettings } from "../src/config.js";
 import { buildServer } from "../src/server.js";
+import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { sessionTools } from "../src/tools/selection.js";
 import { serveHttp } from "../src/transports/http.js";
 
 export interface RecordedRequest {
@@ -85,21 +89,37 @@ export const TEST_LIMITS = {
 
 export interface McpHarness {
   client: Client;
+  url: string;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
+export interface McpOptions {
+  /** The tools the server serves (default: all). */
+  tools?: ReadonlySet<string>;
+  /** Headers the client sends with every request. */
+  headers?: Record<string, string>;
+}
+
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
-export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
+export async function startMcp(
+  settings: Partial<UpstreamSettings>,
+  { tools, headers }: McpOptions = {},
+): Promise<McpHarness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
   const upstreams = createUpstreams(upstreamSettings, dispatcher);
-  const http = await serveHttp(() => buildServer(upstreams), { host: "127.0.0.1", port: 0 });
+  const http = await serveHttp(
+    (requestHeaders) =>
+      buildServer(upstreams, { tools: sessionTools(requestHeaders, tools ?? ALL_TOOL_NAMES) }),
+    { host: "127.0.0.1", port: 0 },
+  );
   const client = new Client({ name: "test-client", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }));
   await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
   return {
     client,
+    url: http.url,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: async () => {
       await client.close();
@@ -113,4 +133,31 @@ export async function startMcp(settings: Partial<UpstreamSettings>): Promise<Mcp
 export function textOf(result: CallToolResult): string {
   const block = result.content[0];
   return block?.type === "text" ? block.text : "";
+}
+
+/** The built entry point; `npm test` builds dist/ first. */
+export const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
+
+/** A spawned server's environment: PATH and only what the test gives. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
+  return { ...env, ...extra };
+}
+
+/** Runs the built CLI until it exits (for runs that end by themselves: --version, a bad setting). */
+export async function runCli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: childEnv(env),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, "exit");
+  return { code, stdout, stderr };
 }

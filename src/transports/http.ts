@@ -1,10 +1,11 @@
 // Streamable HTTP on /mcp (one server and transport per session), GET /healthz for liveness.
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ConfigError } from "../config.js";
 import { log } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import type { RunningTransport } from "./stdio.js";
@@ -27,6 +28,7 @@ class HttpProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: number,
   ) {
     super(message);
   }
@@ -69,12 +71,28 @@ function cancelOnDisconnect(res: ServerResponse, transport: StreamableHTTPServer
   });
 }
 
-export async function serveHttp(createMcpServer: () => Server, options: HttpOptions): Promise<RunningHttp> {
+/** Builds a session's server from its initialize request's headers; throws ConfigError on a bad header. */
+export type SessionServerFactory = (headers: IncomingHttpHeaders) => Server;
+
+/** The session's server, or a 400 naming the header at fault (X-MCP-Toolsets, X-MCP-Tools, X-MCP-Read-Only). */
+function serverForRequest(createMcpServer: SessionServerFactory, req: IncomingMessage): Server {
+  try {
+    return createMcpServer(req.headers);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new HttpProblem(400, `Bad Request: ${error.message}`, -32600);
+    throw error;
+  }
+}
+
+export async function serveHttp(
+  createMcpServer: SessionServerFactory,
+  options: HttpOptions,
+): Promise<RunningHttp> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const server = createMcpServer();
+    const server = serverForRequest(createMcpServer, req);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
@@ -117,7 +135,12 @@ export async function serveHttp(createMcpServer: () => Server, options: HttpOpti
     }
     handleMcp(req, res).catch((error: unknown) => {
       if (error instanceof HttpProblem) {
-        sendJsonRpcError(res, error.status, error.status === 400 ? -32700 : -32600, error.message);
+        sendJsonRpcError(
+          res,
+          error.status,
+          error.code ?? (error.status === 400 ? -32700 : -32600),
+          error.message,
+        );
         if (error.status === 413) req.resume();
         return;
       }
