@@ -4,8 +4,9 @@ import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
-import { log } from "./log.js";
+import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
+import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
@@ -28,10 +29,14 @@ async function startSandboxFor(config: Config): Promise<{ close(): Promise<void>
   return sandbox;
 }
 
-async function startHttp(config: Config, dispatcher: Dispatcher): Promise<RunningTransport> {
+async function startHttp(
+  config: Config,
+  dispatcher: Dispatcher,
+  tools: ReadonlySet<string>,
+): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
-  const http = await serveHttp(perUserServers(config.upstream, dispatcher), config.http, () =>
+  const http = await serveHttp(perUserServers(config.upstream, dispatcher, tools), config.http, () =>
     missingSettings(config.upstream),
   );
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
@@ -43,7 +48,7 @@ async function startHttp(config: Config, dispatcher: Dispatcher): Promise<Runnin
   return http;
 }
 
-async function serve(config: Config): Promise<void> {
+async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
@@ -69,25 +74,27 @@ async function serve(config: Config): Promise<void> {
 
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher)));
+    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher), { tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    running = await startHttp(config, dispatcher);
+    running = await startHttp(config, dispatcher, tools);
   }
   void running.closed.then(() => stop("transport closed"));
 }
 
-async function main(): Promise<void> {
-  let command: ReturnType<typeof parseCommandLine>;
+/** Runs a step of reading the configuration; a ConfigError stops the process with exit code 2. */
+function orExitOnConfigError<T>(read: () => T): T {
   try {
-    command = parseCommandLine(process.argv.slice(2), process.env);
-    if (command.kind === "serve" && command.config.transport === "http")
-      assertSafeBinding(command.config.http);
+    return read();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${SERVER_NAME}: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
+}
+
+async function main(): Promise<void> {
+  const command = orExitOnConfigError(() => parseCommandLine(process.argv.slice(2), process.env));
   if (command.kind === "help") {
     process.stdout.write(USAGE);
     return;
@@ -96,7 +103,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVER_VERSION}\n`);
     return;
   }
-  await serve(command.config);
+  const { config } = command;
+  if (config.transport === "http") orExitOnConfigError(() => assertSafeBinding(config.http));
+  const tools = orExitOnConfigError(() => selectTools(config.tools));
+  setLogLevel(config.logLevel);
+  await serve(config, tools);
 }
 
 main().catch((error: unknown) => {

@@ -162,7 +162,8 @@ function integerSetting(
   return fromEnv !== undefined ? integer(envName!, fromEnv, min, max) : fallback;
 }
 
-function list(value: string | undefined): string[] | undefined {
+/** A comma-separated list, items trimmed, blanks dropped ("" is the empty list). */
+export function list(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value
     .split(",")
@@ -170,8 +171,21 @@ function list(value: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
+/** An on/off value: 1/true/yes/on or 0/false/no/off; anything else is undefined (malformed). */
+export function parseSwitch(value: string): boolean | undefined {
+  const word = value.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(word)) return true;
+  if (["0", "false", "no", "off", ""].includes(word)) return false;
+  return undefined;
+}
+
+function switchEnv(env: Env, name: string): boolean {
+  const value = env[name];
+  if (value === undefined) return false;
+  const on = parseSwitch(value);
+  if (on === undefined)
+    throw new ConfigError(`${name} must be 1/true/yes/on or 0/false/no/off, got "${value}"`);
+  return on;
 }
 
 function readAuthToken(flagPath: string | undefined, env: Env): string | undefined {
@@ -299,7 +313,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
       tools: {
         toolsets: list(values.toolsets ?? optionalEnv(env, "MCP_TOOLSETS")),
         tools: list(values.tools ?? optionalEnv(env, "MCP_TOOLS")),
-        readOnly: values["read-only"] || truthy(env.MCP_READ_ONLY),
+        readOnly: values["read-only"] || switchEnv(env, "MCP_READ_ONLY"),
       },
     },
   };

@@ -94,6 +94,7 @@ describe("configuration", () => {
       { UPSTREAM_TIMEOUT_MS: "soon" },
       'UPSTREAM_TIMEOUT_MS must be a whole number from 1 to 9007199254740991, got "soon"',
     ],
+    [[], { MCP_READ_ONLY: "ture" }, 'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "ture"'],
     [[], { LOG_LEVEL: "loud" }, 'LOG_LEVEL must be one of debug, info, notice, warning, error, got "loud"'],
     [
       ["--auth-token-file", "/nonexistent/token"],

@@ -9,8 +9,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { SERVER_VERSION } from "../src/version.js";
+import { CLI, childEnv, runCli } from "./helpers.js";
 
-const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
 const TOOL_NAMES = [
   "whoami",
   "tasks_query",
@@ -92,11 +92,6 @@ async function exerciseEveryTool(client: Client, sandbox: Sandbox): Promise<void
   for (const [name, args] of callsFor(sandbox.ids)) {
     checkResult(name, (await client.callTool({ name, arguments: args })) as CallToolResult, sandbox);
   }
-}
-
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
-  return { ...env, ...extra };
 }
 
 describe("the built server, spawned", () => {
@@ -202,23 +197,6 @@ describe("the built server, spawned", () => {
     );
   });
 });
-
-async function runCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: childEnv(env),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = await once(child, "exit");
-  return { code, stdout, stderr };
-}
 
 /** Waits for the server's `listening` log line on stderr (and keeps reading, so stderr stays open). */
 function listeningUrl(child: ChildProcess): Promise<string> {

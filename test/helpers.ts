@@ -1,14 +1,16 @@
 // Test plumbing: a recording upstream on loopback, and the server reached through the SDK's Client
 // over real streamable HTTP.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createDispatcher } from "../src/clients/http.js";
-import { createUpstreams } from "../src/clients/index.js";
 import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
-import { buildServer } from "../src/server.js";
+import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 
 export interface RecordedRequest {
@@ -85,6 +87,7 @@ export const TEST_LIMITS = {
 
 export interface McpHarness {
   client: Client;
+  url: string;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
@@ -96,18 +99,30 @@ export function httpSettings(argv: string[] = []): HttpSettings {
   return command.config.http;
 }
 
+export interface McpOptions {
+  /** The tools the server serves (default: all). */
+  tools?: ReadonlySet<string>;
+  /** Headers the client sends with every request. */
+  headers?: Record<string, string>;
+}
+
 /** The server over real streamable HTTP on loopback, driven by the SDK's Client. */
-export async function startMcp(settings: Partial<UpstreamSettings>): Promise<McpHarness> {
+export async function startMcp(
+  settings: Partial<UpstreamSettings>,
+  { tools, headers }: McpOptions = {},
+): Promise<McpHarness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
-  const upstreams = createUpstreams(upstreamSettings, dispatcher);
-  const server = { identity: "", build: () => buildServer(upstreams) };
-  const http = await serveHttp(() => server, httpSettings());
+  const http = await serveHttp(
+    perUserServers(upstreamSettings, dispatcher, tools ?? ALL_TOOL_NAMES),
+    httpSettings(),
+  );
   const client = new Client({ name: "test-client", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }));
   await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
   return {
     client,
+    url: http.url,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
     close: async () => {
       await client.close();
@@ -121,4 +136,31 @@ export async function startMcp(settings: Partial<UpstreamSettings>): Promise<Mcp
 export function textOf(result: CallToolResult): string {
   const block = result.content[0];
   return block?.type === "text" ? block.text : "";
+}
+
+/** The built entry point; `npm test` builds dist/ first. */
+export const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
+
+/** A spawned server's environment: PATH and only what the test gives. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
+  return { ...env, ...extra };
+}
+
+/** Runs the built CLI until it exits (for runs that end by themselves: --version, a bad setting). */
+export async function runCli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: childEnv(env),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, "exit");
+  return { code, stdout, stderr };
 }

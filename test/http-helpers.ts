@@ -10,6 +10,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { vi } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import type { UpstreamSettings } from "../src/config.js";
+import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { missingSettings, perUserServers } from "../src/transports/http/user-servers.js";
 import { type RunningHttp, serveHttp } from "../src/transports/http.js";
 import { httpSettings, TEST_LIMITS } from "./helpers.js";
@@ -27,7 +28,7 @@ export interface HttpHarness {
 export async function startHttp(argv: string[], upstream: Partial<UpstreamSettings>): Promise<HttpHarness> {
   const env = { ...TEST_LIMITS, ...upstream };
   const dispatcher = createDispatcher(env);
-  const http = await serveHttp(perUserServers(env, dispatcher), httpSettings(argv), () =>
+  const http = await serveHttp(perUserServers(env, dispatcher, ALL_TOOL_NAMES), httpSettings(argv), () =>
     missingSettings(env),
   );
   let pool = new Agent();

@@ -174,7 +174,7 @@ describe("per-user credentials, bound to the session", () => {
         });
       const forbidden = rpcError(
         -32000,
-        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
+        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id, X-Workspace-Id or X-MCP-* headers; send the same ones, or initialize a new session",
       );
       const others: Record<string, string>[] = [
         { "x-api-key": KEY_B },

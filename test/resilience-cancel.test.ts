@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
+import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
@@ -90,7 +91,7 @@ describe("a client that goes away", () => {
       timeoutMs: TIMEOUT_MS,
     };
     const dispatcher = createDispatcher(settings);
-    const http = await serveHttp(perUserServers(settings, dispatcher), httpSettings());
+    const http = await serveHttp(perUserServers(settings, dispatcher, ALL_TOOL_NAMES), httpSettings());
     const client = new Client({ name: "leaving-client", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
     try {

@@ -10,7 +10,7 @@ import {
   UpstreamNetworkError,
   UpstreamTooLargeError,
 } from "../clients/errors.js";
-import type { UpstreamSettings } from "../config.js";
+import type { LogLevel, UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "./definition.js";
 
 const DETAIL_CHARS = 300;
@@ -27,6 +27,24 @@ export function toolErrorResult(
   settings: UpstreamSettings,
 ): CallToolResult {
   return errorResult(redact(`${definition.name}: ${describeFailure(definition, error)}`, settings));
+}
+
+/**
+ * How a failure is logged: `warning` for what the caller or the configuration can fix, `error` for a
+ * failing or unreachable service. Only a status or an error code: never a message that might quote a key.
+ */
+export function failureLog(error: unknown): { level: LogLevel; fields: Record<string, unknown> } {
+  if (error instanceof MissingConfigError) return { level: "warning", fields: { missing: error.variable } };
+  if (error instanceof ToolInputError) return { level: "warning", fields: { reason: "input" } };
+  if (error instanceof UpstreamHttpError) {
+    return { level: error.status >= 500 ? "error" : "warning", fields: { status: error.status } };
+  }
+  if (error instanceof UpstreamNetworkError) return { level: "error", fields: { network: error.code } };
+  if (error instanceof UpstreamBodyError) {
+    return { level: "error", fields: { status: error.status, reason: "not JSON" } };
+  }
+  if (error instanceof UpstreamTooLargeError) return { level: "error", fields: { reason: "too large" } };
+  return { level: "error", fields: { reason: error instanceof Error ? error.name : typeof error } };
 }
 
 function describeFailure(definition: EndpointDefinition, error: unknown): string {

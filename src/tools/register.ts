@@ -1,5 +1,6 @@
 // Definition -> published tool, and the one generic handler that checks arguments, forwards them
-// and shapes the answer. Schemas are converted once, when this module loads, not per tools/list.
+// and shapes the answer. Schemas are converted once, when this module loads, not per tools/list; each
+// distinct tool selection gets one prepared ListToolsResult, shared by every session that has it.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -15,10 +16,10 @@ import {
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
-import { log } from "../log.js";
+import type { Report, SessionLog } from "../log.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
-import { errorResult, redact, toolErrorResult } from "./errors.js";
+import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
 import { decodeStringifiedArguments, describeIssues, indexKeyPaths } from "./validation.js";
 import { workspaceEndpoints } from "./workspace.js";
 
@@ -76,9 +77,34 @@ export const PREPARED_TOOLS: ReadonlyMap<string, PreparedTool> = new Map(
   ENDPOINTS.map((definition) => [definition.name, prepare(definition)]),
 );
 
+export const ALL_TOOL_NAMES: ReadonlySet<string> = new Set(PREPARED_TOOLS.keys());
+
 export const TOOL_LIST: ListToolsResult = {
   tools: [...PREPARED_TOOLS.values()].map((tool) => tool.published),
 };
+
+// Bounded: HTTP clients choose selections by header, and there are 2^14 of them.
+const MAX_CACHED_LISTS = 64;
+const toolLists = new Map<string, ListToolsResult>();
+
+/** The prepared tools/list answer of a selection, in table order. */
+export function toolListFor(enabled: ReadonlySet<string>): ListToolsResult {
+  const tools = TOOL_LIST.tools.filter((tool) => enabled.has(tool.name));
+  const key = tools.map((tool) => tool.name).join(",");
+  let list = toolLists.get(key);
+  if (!list) {
+    if (toolLists.size >= MAX_CACHED_LISTS) toolLists.delete(toolLists.keys().next().value as string);
+    list = { tools };
+    toolLists.set(key, list);
+  }
+  return list;
+}
+
+/** What one session brings to a call: which tools it may use, and where its log goes. */
+export interface CallSession {
+  enabled?: ReadonlySet<string>;
+  report?: Report;
+}
 
 /** The upstream body as it came; MCP wants an object, so any other JSON is wrapped once. */
 function structured(body: unknown): Record<string, unknown> {
@@ -92,15 +118,23 @@ export async function callTool(
   name: string,
   rawArguments: Record<string, unknown> | undefined,
   context: CallContext = {},
+  { enabled = ALL_TOOL_NAMES, report = () => {} }: CallSession = {},
 ): Promise<CallToolResult> {
   const tool = PREPARED_TOOLS.get(name);
-  if (!tool) {
-    return errorResult(`Unknown tool "${name}". Available: ${[...PREPARED_TOOLS.keys()].join(", ")}.`);
+  if (!tool || !enabled.has(name)) {
+    report("warning", "tool call refused", { tool: name, reason: tool ? "not enabled" : "unknown" });
+    const available = `Available: ${[...enabled].join(", ")}.`;
+    return errorResult(
+      tool
+        ? `Tool "${name}" is not enabled on this server (see its --toolsets, --tools and --read-only settings). ${available}`
+        : `Unknown tool "${name}". ${available}`,
+    );
   }
   const { definition } = tool;
   const args = decodeStringifiedArguments(definition.input, rawArguments ?? {});
   const parsed = definition.input.safeParse(args);
   if (!parsed.success) {
+    report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
     const issues = describeIssues(definition.input, tool.keyPaths, parsed.error.issues);
     return errorResult(
       redact(
@@ -109,15 +143,19 @@ export async function callTool(
       ),
     );
   }
+  const started = performance.now();
   try {
     const body = structured(await upstreams.call(definition, parsed.data, context));
+    report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
     return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends nothing for a cancelled request; the log shows the upstream request was dropped.
-      log("info", "tool call cancelled", { tool: name });
+      report("info", "tool call cancelled", { tool: name });
       throw error;
     }
+    const { level, fields } = failureLog(error);
+    report(level, "tool call failed", { tool: name, ...fields });
     return toolErrorResult(definition, error, upstreams.settings);
   }
 }
@@ -138,12 +176,22 @@ function retryProgress(token: ProgressToken | undefined, extra: HandlerExtra) {
   };
 }
 
-export function registerTools(server: Server, upstreams: Upstreams): void {
-  server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LIST);
+export function registerTools(
+  server: Server,
+  upstreams: Upstreams,
+  enabled: ReadonlySet<string>,
+  sessionLog: SessionLog,
+): void {
+  const list = toolListFor(enabled);
+  server.setRequestHandler(ListToolsRequestSchema, () => list);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(upstreams, request.params.name, request.params.arguments, {
-      signal: extra.signal,
-      onRetry: retryProgress(request.params._meta?.progressToken, extra),
-    }),
+    callTool(
+      upstreams,
+      request.params.name,
+      request.params.arguments,
+      { signal: extra.signal, onRetry: retryProgress(request.params._meta?.progressToken, extra) },
+      // Over HTTP this puts the entry on the call's own response stream, which the client is reading.
+      { enabled, report: sessionLog.reporter(extra.sendNotification) },
+    ),
   );
 }

@@ -155,7 +155,7 @@ export class StatefulEndpoint {
       throw new HttpProblem(
         403,
         RpcCode.serverError,
-        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id or X-Workspace-Id headers; send the same ones, or initialize a new session",
+        "Forbidden: this session was opened with other X-API-KEY, X-Project-Id, X-Workspace-Id or X-MCP-* headers; send the same ones, or initialize a new session",
       );
     }
     facts.session = sessionId;

@@ -1,14 +1,15 @@
-// Per-user upstream credentials: the X-API-KEY, X-Project-Id and X-Workspace-Id headers of an MCP request
-// override the environment's key and default project and workspace. The one place that reads a request's
-// headers to shape its server: another per-request header is one more field here.
+// The one place that reads a request's headers to shape its server. Per-user upstream credentials:
+// X-API-KEY, X-Project-Id and X-Workspace-Id override the environment's key and default project and
+// workspace. Tool selection: X-MCP-Toolsets, X-MCP-Tools and X-MCP-Read-Only narrow the server's tools.
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
-import type { UpstreamSettings } from "../../config.js";
+import { ConfigError, type UpstreamSettings } from "../../config.js";
 import { buildServer } from "../../server.js";
+import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
 export interface RequestServer {
@@ -56,18 +57,38 @@ export function userOverrides(headers: IncomingHttpHeaders): Partial<UpstreamSet
   return overrides;
 }
 
+/** The tools these headers leave of the server's; a malformed or unknown name is a 400 naming the header. */
+function toolsFor(headers: IncomingHttpHeaders, serverTools: ReadonlySet<string>): ReadonlySet<string> {
+  try {
+    return sessionTools(headers, serverTools);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new HttpProblem(400, RpcCode.invalidRequest, `Bad Request: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
 /**
  * Servers built per session (stateful) or per request (stateless) from the environment's settings and
  * the request's headers. All of them share one connection pool and one cache of implied projects.
  */
-export function perUserServers(env: UpstreamSettings, dispatcher: Dispatcher): ServerForRequest {
+export function perUserServers(
+  env: UpstreamSettings,
+  dispatcher: Dispatcher,
+  serverTools: ReadonlySet<string>,
+): ServerForRequest {
   const impliedProjects = new ImpliedProjectCache();
   return (headers) => {
     const overrides = userOverrides(headers);
-    const identity = createHash("sha256").update(JSON.stringify(overrides)).digest("hex");
+    const tools = toolsFor(headers, serverTools);
+    const identity = createHash("sha256")
+      .update(JSON.stringify([overrides, [...tools]]))
+      .digest("hex");
     return {
       identity,
-      build: () => buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects)),
+      build: () =>
+        buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), { tools }),
     };
   };
 }

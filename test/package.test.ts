@@ -1,0 +1,40 @@
+// What the MCP Registry and npm read about the package agrees with itself and with the code.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { USAGE } from "../src/config.js";
+
+const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
+const pkg = read("package.json");
+const server = read("server.json");
+
+describe("package.json and server.json", () => {
+  it("name the same server, package and version", () => {
+    expect(server.name).toBe(pkg.mcpName);
+    expect(server.version).toBe(pkg.version);
+    expect(server.packages).toHaveLength(1);
+    expect(server.packages[0]).toMatchObject({
+      registryType: "npm",
+      identifier: pkg.name,
+      version: pkg.version,
+      transport: { type: "stdio" },
+    });
+    expect(server.description.length).toBeLessThanOrEqual(100);
+  });
+
+  it("ship only what runs, on Node 20.18 or later", () => {
+    expect(pkg.files).toEqual(["dist", "README.md", "LICENSE", "server.json"]);
+    expect(pkg.engines).toEqual({ node: ">=20.18" });
+    expect(pkg.bin).toEqual({ [pkg.name]: "dist/cli.js" });
+  });
+
+  it("describe every environment variable, each one the server reads, the keys as secrets", () => {
+    const variables: { name: string; description?: string; isSecret?: boolean }[] =
+      server.packages[0].environmentVariables;
+    for (const variable of variables) {
+      expect(variable.description, variable.name).toMatch(/^\S.{10,}/);
+      expect(USAGE, variable.name).toContain(variable.name);
+    }
+    const secrets = variables.filter((variable) => variable.isSecret).map((variable) => variable.name);
+    expect(secrets).toEqual(["WORKSPACE_API_KEY", "ANALYTICS_API_KEY"]);
+  });
+});
