@@ -3,6 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ImpliedProjectCache } from "../src/clients/project-cache.js";
 import { type RecordedRequest, type Recorder, startRecorder } from "./helpers.js";
 import {
   callTool,
@@ -253,5 +254,45 @@ describe("the request log", () => {
     } finally {
       await harness.close();
     }
+  });
+});
+
+describe("the implied-project cache", () => {
+  const counting = () => {
+    const looked: string[] = [];
+    const lookUp = (key: string) => () => {
+      looked.push(key);
+      return Promise.resolve(`project-of-${key}`);
+    };
+    return { looked, lookUp };
+  };
+
+  it("is bounded: past maxEntries the least recently used key is forgotten", async () => {
+    const cache = new ImpliedProjectCache({ maxEntries: 2 });
+    const { looked, lookUp } = counting();
+    for (const key of ["a", "b", "a", "c", "a", "b"]) {
+      expect(await cache.get(key, undefined, lookUp(key))).toBe(`project-of-${key}`);
+    }
+    // "b" was the least recently used when "c" came, so it was looked up again; "a" never was.
+    expect(looked).toEqual(["a", "b", "c", "b"]);
+    expect(cache.size).toBe(2);
+  });
+
+  it("keys by key and workspace, forgets a failed lookup, and expires after ttlMs", async () => {
+    const cache = new ImpliedProjectCache({ ttlMs: 0 });
+    const { looked, lookUp } = counting();
+    await cache.get("a", WORKSPACE_A, lookUp("a"));
+    await cache.get("a", WORKSPACE_A, lookUp("a"));
+    expect(looked).toEqual(["a", "a"]);
+    const lasting = new ImpliedProjectCache();
+    await expect(lasting.get("a", undefined, () => Promise.reject(new Error("down")))).rejects.toThrow(
+      "down",
+    );
+    expect(lasting.size).toBe(0);
+    await lasting.get("a", undefined, lookUp("a"));
+    await lasting.get("a", WORKSPACE_A, lookUp("a"));
+    await lasting.get("a", WORKSPACE_A, lookUp("a"));
+    expect(looked).toEqual(["a", "a", "a", "a"]);
+    expect(lasting.size).toBe(2);
   });
 });
