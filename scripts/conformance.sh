@@ -8,10 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, logging, HTTP).
-SCENARIOS=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level)
-# PENDING: dns-rebinding-protection needs the HTTP transport to reject non-loopback Host/Origin headers
-# (the hosted-mode work); move it into SCENARIOS once that is merged.
-PENDING=(dns-rebinding-protection)
+SCENARIOS=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection)
+# PENDING: scenarios not run by default (none at present).
+PENDING=()
 if [[ "${1:-}" == "--all" ]]; then SCENARIOS+=("${PENDING[@]}"); fi
 
 TOOLS=scripts/mcp-tools

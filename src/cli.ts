@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
-import type { IncomingHttpHeaders } from "node:http";
+import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
-import { selectTools, sessionTools } from "./tools/selection.js";
+import { selectTools } from "./tools/selection.js";
+import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -28,45 +29,56 @@ async function startSandboxFor(config: Config): Promise<{ close(): Promise<void>
   return sandbox;
 }
 
+async function startHttp(
+  config: Config,
+  dispatcher: Dispatcher,
+  tools: ReadonlySet<string>,
+): Promise<RunningTransport> {
+  const { serveHttp } = await import("./transports/http.js");
+  const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
+  const http = await serveHttp(perUserServers(config.upstream, dispatcher, tools), config.http, () =>
+    missingSettings(config.upstream),
+  );
+  log("info", "listening", { url: http.url, stateless: config.http.stateless });
+  if (config.demo) {
+    process.stderr.write(
+      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
+    );
+  }
+  return http;
+}
+
 async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = config.demo ? await startSandboxFor(config) : undefined;
+  // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
-  const upstreams = createUpstreams(config.upstream, dispatcher);
-
-  let running: RunningTransport;
-  if (config.transport === "stdio") {
-    const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(buildServer(upstreams, { tools }));
-    log("info", "ready", { transport: "stdio", demo: config.demo });
-  } else {
-    const { serveHttp } = await import("./transports/http.js");
-    // A session's X-MCP-* headers narrow the server's tools, never widen them (ConfigError -> 400).
-    const createMcpServer = (headers: IncomingHttpHeaders) =>
-      buildServer(upstreams, { tools: sessionTools(headers, tools) });
-    const http = await serveHttp(createMcpServer, config.http);
-    running = http;
-    log("info", "listening", { url: http.url });
-    if (config.demo) {
-      process.stderr.write(
-        `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
-      );
-    }
-  }
+  let running: RunningTransport | undefined;
 
   let stopping = false;
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
     log("info", "shutting down", { reason });
-    // Whatever hangs during shutdown must not keep the process alive.
-    setTimeout(() => process.exit(0), 5_000).unref();
-    await running.close().catch(() => {});
+    // In-flight calls get shutdownGraceMs; whatever hangs after that must not keep the process alive.
+    setTimeout(() => process.exit(0), config.http.shutdownGraceMs + 5_000).unref();
+    await running?.close().catch(() => {});
     await sandbox?.close().catch(() => {});
-    await dispatcher.close().catch(() => {});
+    // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
+    await dispatcher.destroy().catch(() => {});
+    log("info", "stopped", { reason });
     process.exit(0);
   };
+  // Before the transport starts: a signal right after "listening" must find its handler.
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+
+  if (config.transport === "stdio") {
+    const { serveStdio } = await import("./transports/stdio.js");
+    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher), { tools }));
+    log("info", "ready", { transport: "stdio", demo: config.demo });
+  } else {
+    running = await startHttp(config, dispatcher, tools);
+  }
   void running.closed.then(() => stop("transport closed"));
 }
 
@@ -91,9 +103,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVER_VERSION}\n`);
     return;
   }
-  const tools = orExitOnConfigError(() => selectTools(command.config.tools));
-  setLogLevel(command.config.logLevel);
-  await serve(command.config, tools);
+  const { config } = command;
+  if (config.transport === "http") orExitOnConfigError(() => assertSafeBinding(config.http));
+  const tools = orExitOnConfigError(() => selectTools(config.tools));
+  setLogLevel(config.logLevel);
+  await serve(config, tools);
 }
 
 main().catch((error: unknown) => {

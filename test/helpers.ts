@@ -8,11 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createDispatcher } from "../src/clients/http.js";
-import { createUpstreams } from "../src/clients/index.js";
-import type { UpstreamSettings } from "../src/config.js";
-import { buildServer } from "../src/server.js";
+import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
-import { sessionTools } from "../src/tools/selection.js";
+import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 
 export interface RecordedRequest {
@@ -94,6 +92,13 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
+/** HTTP settings as the command line gives them: every default, port 0 (a free one), and `argv`. */
+export function httpSettings(argv: string[] = []): HttpSettings {
+  const command = parseCommandLine(["--transport", "http", "--port", "0", ...argv], {});
+  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+  return command.config.http;
+}
+
 export interface McpOptions {
   /** The tools the server serves (default: all). */
   tools?: ReadonlySet<string>;
@@ -108,11 +113,9 @@ export async function startMcp(
 ): Promise<McpHarness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
-  const upstreams = createUpstreams(upstreamSettings, dispatcher);
   const http = await serveHttp(
-    (requestHeaders) =>
-      buildServer(upstreams, { tools: sessionTools(requestHeaders, tools ?? ALL_TOOL_NAMES) }),
-    { host: "127.0.0.1", port: 0 },
+    perUserServers(upstreamSettings, dispatcher, tools ?? ALL_TOOL_NAMES),
+    httpSettings(),
   );
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }));

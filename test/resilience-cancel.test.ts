@@ -8,11 +8,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
-import { createUpstreams } from "../src/clients/index.js";
-import { buildServer } from "../src/server.js";
+import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
+import { httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
 
 const KEY = "cancel-key-0123456789";
 const ANSWER_AFTER_MS = 10_000;
@@ -91,10 +91,7 @@ describe("a client that goes away", () => {
       timeoutMs: TIMEOUT_MS,
     };
     const dispatcher = createDispatcher(settings);
-    const http = await serveHttp(() => buildServer(createUpstreams(settings, dispatcher)), {
-      host: "127.0.0.1",
-      port: 0,
-    });
+    const http = await serveHttp(perUserServers(settings, dispatcher, ALL_TOOL_NAMES), httpSettings());
     const client = new Client({ name: "leaving-client", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
     try {

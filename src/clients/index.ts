@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
+import { ImpliedProjectCache } from "./project-cache.js";
 import type { RetryNotice } from "./retry.js";
 import { WorkspaceClient } from "./workspace.js";
 
@@ -19,9 +20,17 @@ export interface Upstreams {
   call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext): Promise<unknown>;
 }
 
-export function createUpstreams(settings: UpstreamSettings, dispatcher: Dispatcher): Upstreams {
+/**
+ * `impliedProjects` is shared when many Upstreams serve the same process (one per HTTP session or
+ * request), so a key's default project is looked up once, not once per Upstreams.
+ */
+export function createUpstreams(
+  settings: UpstreamSettings,
+  dispatcher: Dispatcher,
+  impliedProjects = new ImpliedProjectCache(),
+): Upstreams {
   const clients = {
-    workspace: new WorkspaceClient(settings, dispatcher),
+    workspace: new WorkspaceClient(settings, dispatcher, impliedProjects),
     analytics: new AnalyticsClient(settings, dispatcher),
   };
   return {

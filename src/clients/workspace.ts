@@ -5,6 +5,7 @@ import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { type RetryPolicy, requestJson } from "./http.js";
 import type { CallContext } from "./index.js";
+import type { ImpliedProjectCache } from "./project-cache.js";
 
 const WHOAMI_PATH = "/api/v1/business/whoami";
 const LISTED_PROJECTS = 10;
@@ -15,12 +16,11 @@ interface WhoamiProject {
 }
 
 export class WorkspaceClient {
-  /** The project whoami implies, per workspace: looked up once, forgotten if the lookup fails. */
-  private readonly impliedProjects = new Map<string, Promise<string>>();
-
   constructor(
     private readonly settings: UpstreamSettings,
     private readonly dispatcher: Dispatcher,
+    /** The project whoami implies, per key and workspace: looked up once, forgotten if the lookup fails. */
+    private readonly impliedProjects: ImpliedProjectCache,
   ) {}
 
   async call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext) {
@@ -78,14 +78,8 @@ export class WorkspaceClient {
   }
 
   private impliedProject(workspaceId: string | undefined, context: CallContext): Promise<string> {
-    const cacheKey = workspaceId ?? "";
-    let lookup = this.impliedProjects.get(cacheKey);
-    if (!lookup) {
-      lookup = this.lookUpOnlyProject(workspaceId, context);
-      this.impliedProjects.set(cacheKey, lookup);
-      lookup.catch(() => this.impliedProjects.delete(cacheKey));
-    }
-    return lookup;
+    const apiKey = this.settings.workspaceApiKey ?? "";
+    return this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId, context));
   }
 
   private async lookUpOnlyProject(workspaceId: string | undefined, context: CallContext): Promise<string> {

@@ -1,0 +1,74 @@
+// The body of POST /mcp, read here rather than by the transport: the server needs it to tell an
+// initialize from other requests and to log the tool called. Each malformed request gets its own 4xx.
+import type { IncomingMessage } from "node:http";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
+import { HttpProblem, RpcCode } from "./replies.js";
+
+function checkHeaders(req: IncomingMessage): void {
+  const accept = req.headers.accept ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    throw new HttpProblem(
+      406,
+      RpcCode.serverError,
+      "Not Acceptable: the Accept header must list both application/json and text/event-stream",
+    );
+  }
+  if (!isJsonContentType(req.headers["content-type"])) {
+    throw new HttpProblem(
+      415,
+      RpcCode.serverError,
+      "Unsupported Media Type: Content-Type must be application/json",
+    );
+  }
+}
+
+function tooLarge(maxBytes: number): HttpProblem {
+  // The rest of the body is not read: the connection closes after the answer.
+  return new HttpProblem(
+    413,
+    RpcCode.invalidRequest,
+    `Payload Too Large: the body exceeds ${maxBytes} bytes`,
+    {
+      connection: "close",
+    },
+  );
+}
+
+export async function readMcpBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  checkHeaders(req);
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new HttpProblem(400, RpcCode.parseError, "Parse error: the body is not valid JSON");
+  }
+}
+
+const MAX_LOGGED_NAME = 100;
+
+/** What the request log line says of a request, filled in as the request is handled. */
+export interface RequestFacts {
+  method?: string;
+  path: string;
+  rpc?: string;
+  tool?: string;
+  session?: string;
+}
+
+/** The JSON-RPC method and, for tools/call, the tool name: what the request log shows of a body. */
+export function describeBody(body: unknown): { rpc?: string; tool?: string } {
+  const first = (Array.isArray(body) ? body[0] : body) as
+    | { method?: unknown; params?: { name?: unknown } }
+    | undefined;
+  const rpc = typeof first?.method === "string" ? first.method : undefined;
+  const name = first?.params?.name;
+  const tool = rpc === "tools/call" && typeof name === "string" ? name.slice(0, MAX_LOGGED_NAME) : undefined;
+  return { rpc: rpc?.slice(0, MAX_LOGGED_NAME), tool };
+}

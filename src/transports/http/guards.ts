@@ -1,0 +1,101 @@
+// Checks every /mcp request passes before the MCP transport sees it: Host and Origin (DNS-rebinding
+// protection), the bearer token, CORS; and the refusal to expose the server beyond loopback unguarded.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
+import { ConfigError, type HttpSettings } from "../../config.js";
+import { HttpProblem, RpcCode } from "./replies.js";
+
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+export const REALM = "agent-workspace-mcp";
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+function isLoopbackAddress(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Refuses, before listening, a bind beyond loopback that lacks --allowed-hosts or a token. */
+export function assertSafeBinding(http: HttpSettings): void {
+  if (isLoopbackAddress(http.host)) return;
+  if (http.allowedHosts.length === 0) {
+    throw new ConfigError(
+      `--host ${http.host} is beyond loopback: give --allowed-hosts with the host names clients will use (Host header check against DNS rebinding)`,
+    );
+  }
+  if (!http.authToken && !http.allowUnauthenticated) {
+    throw new ConfigError(
+      `--host ${http.host} is beyond loopback: set MCP_AUTH_TOKEN or --auth-token-file, or pass --allow-unauthenticated if something in front of this server authenticates`,
+    );
+  }
+}
+
+export interface RequestGuards {
+  /** Throws a 403 HttpProblem for a Host or Origin that is not allowed. */
+  checkHostAndOrigin(req: IncomingMessage): void;
+  /** Throws a 401 HttpProblem when a token is configured and the request does not carry it. */
+  checkToken(req: IncomingMessage): void;
+  /** CORS headers for this request's Origin, or none when CORS is off or the Origin is not listed. */
+  corsHeaders(req: IncomingMessage): OutgoingHttpHeaders;
+}
+
+export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToken" | "corsOrigins">) {
+  const allowedHosts = new Set([...LOOPBACK_NAMES, ...http.allowedHosts.map((name) => name.toLowerCase())]);
+  const corsOrigins = new Set(http.corsOrigins);
+  // Both sides are hashed so that the comparison is over equal lengths and leaks nothing of the token.
+  const tokenDigest = http.authToken ? createHash("sha256").update(http.authToken).digest() : undefined;
+
+  const refuse = (message: string) => new HttpProblem(403, RpcCode.serverError, message);
+
+  return {
+    checkHostAndOrigin(req: IncomingMessage): void {
+      const host = req.headers.host;
+      if (!host || !allowedHosts.has(hostnameOf(`http://${host}`) ?? "")) {
+        throw refuse(`Forbidden: Host "${host ?? ""}" is not allowed (see --allowed-hosts)`);
+      }
+      const origin = req.headers.origin;
+      if (origin === undefined || corsOrigins.has(origin)) return;
+      if (!allowedHosts.has(hostnameOf(origin) ?? "")) {
+        throw refuse(`Forbidden: Origin "${origin}" is not allowed (see --cors-origin)`);
+      }
+    },
+
+    checkToken(req: IncomingMessage): void {
+      if (!tokenDigest) return;
+      const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+      const given = createHash("sha256")
+        .update(match?.[1] ?? "")
+        .digest();
+      if (match && timingSafeEqual(given, tokenDigest)) return;
+      throw new HttpProblem(
+        401,
+        RpcCode.serverError,
+        "Unauthorized: send Authorization: Bearer <token> with the token this server was given",
+        { "www-authenticate": `Bearer realm="${REALM}"` },
+      );
+    },
+
+    corsHeaders(req: IncomingMessage): OutgoingHttpHeaders {
+      const origin = req.headers.origin;
+      if (!origin || !corsOrigins.has(origin)) return {};
+      const headers: OutgoingHttpHeaders = {
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": "Mcp-Session-Id, WWW-Authenticate",
+        vary: "Origin",
+      };
+      if (req.method === "OPTIONS") {
+        headers["access-control-allow-methods"] = "GET, POST, DELETE, OPTIONS";
+        // The origin is trusted: whatever headers it asks for (per-user ones included) may be sent.
+        headers["access-control-allow-headers"] =
+          req.headers["access-control-request-headers"] ?? "Content-Type, Authorization, Mcp-Session-Id";
+        headers["access-control-max-age"] = "600";
+      }
+      return headers;
+    },
+  } satisfies RequestGuards;
+}

@@ -1,0 +1,105 @@
+// The one place that reads a request's headers to shape its server. Per-user upstream credentials:
+// X-API-KEY, X-Project-Id and X-Workspace-Id override the environment's key and default project and
+// workspace. Tool selection: X-MCP-Toolsets, X-MCP-Tools and X-MCP-Read-Only narrow the server's tools.
+import { createHash } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Dispatcher } from "undici";
+import { createUpstreams } from "../../clients/index.js";
+import { ImpliedProjectCache } from "../../clients/project-cache.js";
+import { ConfigError, type UpstreamSettings } from "../../config.js";
+import { buildServer } from "../../server.js";
+import { sessionTools } from "../../tools/selection.js";
+import { HttpProblem, RpcCode } from "./replies.js";
+
+export interface RequestServer {
+  /**
+   * A digest of every header that shapes the server: a session is bound to the one it was opened with,
+   * and refuses a request whose headers would make a different server (another user's key, say).
+   */
+  identity: string;
+  build(): Server;
+}
+
+/** Throws a 400 HttpProblem for a malformed header. */
+export type ServerForRequest = (headers: IncomingHttpHeaders) => RequestServer;
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const raw = headers[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value ? value : undefined;
+}
+
+function uuidHeader(headers: IncomingHttpHeaders, name: string, label: string): string | undefined {
+  const value = headerValue(headers, name);
+  if (value !== undefined && !GUID.test(value)) {
+    // The value is not echoed: a key pasted into the wrong header must not come back in a response.
+    throw new HttpProblem(
+      400,
+      RpcCode.invalidRequest,
+      `Bad Request: the ${label} header must be a uuid (8-4-4-4-12 hex digits)`,
+    );
+  }
+  return value;
+}
+
+/** The settings a request's headers override; absent headers leave the environment's value. */
+export function userOverrides(headers: IncomingHttpHeaders): Partial<UpstreamSettings> {
+  const apiKey = headerValue(headers, "x-api-key");
+  const projectId = uuidHeader(headers, "x-project-id", "X-Project-Id");
+  const workspaceId = uuidHeader(headers, "x-workspace-id", "X-Workspace-Id");
+  const overrides: Partial<UpstreamSettings> = {};
+  if (apiKey) Object.assign(overrides, { workspaceApiKey: apiKey, analyticsApiKey: apiKey });
+  if (projectId) overrides.workspaceProjectId = projectId;
+  if (workspaceId) overrides.workspaceId = workspaceId;
+  return overrides;
+}
+
+/** The tools these headers leave of the server's; a malformed or unknown name is a 400 naming the header. */
+function toolsFor(headers: IncomingHttpHeaders, serverTools: ReadonlySet<string>): ReadonlySet<string> {
+  try {
+    return sessionTools(headers, serverTools);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new HttpProblem(400, RpcCode.invalidRequest, `Bad Request: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Servers built per session (stateful) or per request (stateless) from the environment's settings and
+ * the request's headers. All of them share one connection pool and one cache of implied projects.
+ */
+export function perUserServers(
+  env: UpstreamSettings,
+  dispatcher: Dispatcher,
+  serverTools: ReadonlySet<string>,
+): ServerForRequest {
+  const impliedProjects = new ImpliedProjectCache();
+  return (headers) => {
+    const overrides = userOverrides(headers);
+    const tools = toolsFor(headers, serverTools);
+    const identity = createHash("sha256")
+      .update(JSON.stringify([overrides, [...tools]]))
+      .digest("hex");
+    return {
+      identity,
+      build: () =>
+        buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), { tools }),
+    };
+  };
+}
+
+/**
+ * Settings no user can supply: without them no call can succeed. The key is not among them, since
+ * a hosted server may leave it to each user's X-API-KEY. Names only, never values.
+ */
+export function missingSettings(env: UpstreamSettings): string[] {
+  const missing: string[] = [];
+  if (!env.workspaceBaseUrl) missing.push("WORKSPACE_BASE_URL");
+  if (!env.analyticsBaseUrl) missing.push("ANALYTICS_BASE_URL");
+  return missing;
+}

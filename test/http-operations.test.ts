@@ -1,0 +1,204 @@
+// Operations: health and readiness probes, and shutdown that lets calls in flight finish (bounded), both
+// in-process and for the built server on SIGTERM.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { SERVER_VERSION } from "../src/version.js";
+import {
+  MCP_HEADERS,
+  rawRequest,
+  sseMessages,
+  startGatedUpstream,
+  startHttp,
+  toolCallBody,
+} from "./http-helpers.js";
+
+const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
+const KEY = "operator-key-0123";
+const PROJECT = "11111111-1111-4111-8111-111111111111";
+
+describe("health and readiness", () => {
+  it("/healthz is alive; /readyz names the missing settings, never their values", async () => {
+    const incomplete = await startHttp([], { workspaceApiKey: KEY, workspaceBaseUrl: "http://127.0.0.1:9" });
+    try {
+      const health = await rawRequest(new URL("/healthz", incomplete.url).href);
+      expect([health.status, health.body]).toEqual([
+        200,
+        { status: "ok", name: "agent-workspace-mcp", version: SERVER_VERSION },
+      ]);
+      const ready = await rawRequest(new URL("/readyz", incomplete.url).href);
+      expect([ready.status, ready.body]).toEqual([
+        503,
+        { status: "not ready", missing: ["ANALYTICS_BASE_URL"] },
+      ]);
+    } finally {
+      await incomplete.close();
+    }
+    const complete = await startHttp([], {
+      workspaceBaseUrl: "http://a.invalid",
+      analyticsBaseUrl: "http://b.invalid",
+    });
+    try {
+      const ready = await rawRequest(new URL("/readyz", complete.url).href);
+      expect([ready.status, ready.body]).toEqual([200, { status: "ready" }]);
+    } finally {
+      await complete.close();
+    }
+  });
+});
+
+describe("graceful close", () => {
+  it("stops accepting at once, lets the call in flight finish, then closes", async () => {
+    const upstream = await startGatedUpstream({ projects: [] });
+    const harness = await startHttp(["--stateless"], {
+      workspaceApiKey: KEY,
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+    });
+    try {
+      const call = rawRequest(harness.url, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: toolCallBody("whoami"),
+      });
+      await upstream.arrived(1);
+      let closed = false;
+      const closing = harness.http.close().then(() => {
+        closed = true;
+      });
+      await expect(rawRequest(new URL("/healthz", harness.url).href)).rejects.toThrow(/ECONNREFUSED/);
+      expect(closed).toBe(false);
+
+      upstream.release();
+      const answer = await call;
+      expect([answer.status, sseMessages(answer.body)]).toEqual([
+        200,
+        [
+          {
+            jsonrpc: "2.0",
+            id: 7,
+            result: {
+              content: [{ type: "text", text: '{"projects":[]}' }],
+              structuredContent: { projects: [] },
+            },
+          },
+        ],
+      ]);
+      await closing;
+      expect(await harness.http.connectionCount()).toBe(0);
+      expect(upstream.keys).toEqual([KEY]);
+    } finally {
+      await harness.close();
+      await upstream.close();
+    }
+  });
+});
+
+/** Reads the child's JSON log lines as they come; `next(message)` waits for the first with that message. */
+function logOf(child: ChildProcess) {
+  const lines: Record<string, unknown>[] = [];
+  let raw = "";
+  const waiters: { message: string; wake: (line: Record<string, unknown>) => void }[] = [];
+  child.stderr!.on("data", (chunk) => {
+    raw += chunk;
+    const complete = raw.split("\n");
+    raw = complete.pop() ?? "";
+    for (const text of complete.filter((line) => line.startsWith("{"))) {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.message === line.message)) waiter.wake(line);
+    }
+  });
+  return {
+    lines,
+    next: (message: string) =>
+      new Promise<Record<string, unknown>>((wake) => {
+        const seen = lines.find((line) => line.message === message);
+        if (seen) wake(seen);
+        else waiters.push({ message, wake });
+      }),
+  };
+}
+
+async function spawnServer(upstreamUrl: string, argv: string[] = []) {
+  const child = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0", ...argv], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      WORKSPACE_API_KEY: KEY,
+      WORKSPACE_BASE_URL: upstreamUrl,
+      ANALYTICS_BASE_URL: upstreamUrl,
+      WORKSPACE_PROJECT_ID: PROJECT,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const log = logOf(child);
+  const url = String((await log.next("listening")).url);
+  const client = new (await import("@modelcontextprotocol/sdk/client/index.js")).Client({
+    name: "sigterm-test",
+    version: "1.0.0",
+  });
+  const { StreamableHTTPClientTransport } = await import(
+    "@modelcontextprotocol/sdk/client/streamableHttp.js"
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return { child, log, url, client };
+}
+
+describe("SIGTERM on the built server", () => {
+  it("stops accepting, lets the call in flight finish, closes sessions and exits 0", async () => {
+    const upstream = await startGatedUpstream({ projects: [{ id: PROJECT, name: "Team" }] });
+    const { child, log, url, client } = await spawnServer(upstream.url);
+    try {
+      const call = client.callTool({ name: "whoami", arguments: {} }) as Promise<CallToolResult>;
+      await upstream.arrived(1);
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await log.next("shutting down");
+      // Refused, or reset if the connection raced the close: either way not served.
+      await expect(rawRequest(new URL("/healthz", url).href)).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
+
+      upstream.release();
+      const result = await call;
+      expect(result.isError).toBeUndefined();
+      expect(result.structuredContent).toEqual({ projects: [{ id: PROJECT, name: "Team" }] });
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(log.lines.map((line) => line.message)).toContain("stopped");
+      expect(log.lines.filter((line) => String(line.message).includes("grace"))).toEqual([]);
+      expect(JSON.stringify(log.lines)).not.toContain(KEY);
+    } finally {
+      child.kill("SIGKILL");
+      await client.close();
+      await upstream.close();
+    }
+  });
+
+  it("waits no longer than --shutdown-grace-ms for a call that does not finish", async () => {
+    const upstream = await startGatedUpstream();
+    const { child, log, client } = await spawnServer(upstream.url, ["--shutdown-grace-ms", "200"]);
+    try {
+      void client.callTool({ name: "whoami", arguments: {} }).catch(() => {});
+      await upstream.arrived(1);
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const messages = log.lines.map((line) => line.message);
+      const afterSignal = messages.slice(messages.indexOf("shutting down"));
+      expect(afterSignal.slice(0, 2)).toEqual([
+        "shutting down",
+        "shutdown grace is over: ending requests still in flight",
+      ]);
+      // Then, in whichever order: the abandoned call is cancelled (its upstream request dropped), and
+      // its request and the client's event stream end.
+      expect(afterSignal.slice(2, -1).sort()).toEqual(["request", "request", "tool call cancelled"]);
+      expect(afterSignal.at(-1)).toBe("stopped");
+      expect(log.lines.find((line) => String(line.message).includes("grace"))?.abandoned).toBe(1);
+    } finally {
+      child.kill("SIGKILL");
+      await client.close().catch(() => {});
+      await upstream.close();
+    }
+  });
+});
