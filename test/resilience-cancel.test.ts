@@ -12,7 +12,7 @@ import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
+import { CLI, childEnv, httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
 
 const KEY = "cancel-key-0123456789";
 const ANSWER_AFTER_MS = 10_000;
@@ -108,13 +108,13 @@ describe("a client that goes away", () => {
   });
 
   it("a closed stdin closes the upstream socket, and the server logs the cancelled call", async () => {
-    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["dist/cli.js"], {
-      env: {
-        ...process.env,
+    const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI], {
+      env: childEnv({
         WORKSPACE_BASE_URL: upstream.url,
         WORKSPACE_API_KEY: KEY,
         UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
-      },
+        LOG_LEVEL: "info",
+      }),
     });
     let stderr = "";
     child.stderr.on("data", (chunk) => {
