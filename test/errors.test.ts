@@ -1,7 +1,7 @@
 // What the assistant sees when things go wrong upstream or in the configuration: an isError result
 // that names the tool, the status and the next step, and never the API key.
 import { createServer } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type CannedResponse,
   type McpHarness,
@@ -233,6 +233,51 @@ describe("default projects", () => {
       expect(upstream.requests.map((r) => [r.path, r.headers["x-project-id"]])).toEqual([
         ["/api/v1/business/whoami", undefined],
         ["/api/v1/business/tasks/query", ONLY],
+        ["/api/v1/business/tasks/query", ONLY],
+      ]);
+    } finally {
+      await mcp.close();
+      await upstream.close();
+    }
+  });
+
+  it("a caller cancelling does not fail the others waiting on the same whoami lookup", async () => {
+    let releaseWhoami!: () => void;
+    const whoamiHeld = new Promise<void>((resolve) => {
+      releaseWhoami = resolve;
+    });
+    const upstream = await startRecorder(async (request) => {
+      if (!request.path.endsWith("/whoami")) return { body: { items: [] } };
+      await whoamiHeld;
+      return { body: { projects: [{ id: ONLY, name: "Solo" }] } };
+    });
+    const mcp = await startMcp({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
+    try {
+      const cancelled = new AbortController();
+      const first = mcp.client.callTool({ name: "tasks_query", arguments: { view: "list" } }, undefined, {
+        signal: cancelled.signal,
+      });
+      const second = mcp.call("tasks_query", { view: "list" });
+      for (let wait = 0; wait < 200 && upstream.requests.length === 0; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const stderr = vi.spyOn(process.stderr, "write");
+      cancelled.abort();
+      await expect(first).rejects.toThrow();
+      // Hold whoami until the server has acted on the cancellation.
+      const logged = () => stderr.mock.calls.some(([line]) => String(line).includes('"tool call cancelled"'));
+      for (let wait = 0; wait < 200 && !logged(); wait++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const cancelSeen = logged();
+      stderr.mockRestore();
+      expect(cancelSeen).toBe(true);
+      releaseWhoami();
+      expect(await second).toEqual({
+        content: [{ type: "text", text: '{"items":[]}' }],
+        structuredContent: { items: [] },
+      });
+      expect(upstream.requests.map((r) => [r.path, r.headers["x-project-id"]])).toEqual([
+        ["/api/v1/business/whoami", undefined],
         ["/api/v1/business/tasks/query", ONLY],
       ]);
     } finally {

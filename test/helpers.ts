@@ -35,7 +35,7 @@ export interface Recorder {
 
 /** An upstream that records every request and answers what `respond` says (200 `{}` by default). */
 export async function startRecorder(
-  respond: (request: RecordedRequest) => CannedResponse = () => ({ body: {} }),
+  respond: (request: RecordedRequest) => CannedResponse | Promise<CannedResponse> = () => ({ body: {} }),
 ): Promise<Recorder> {
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
@@ -49,7 +49,7 @@ export async function startRecorder(
       body: text ? JSON.parse(text) : undefined,
     };
     requests.push(recorded);
-    const answer = respond(recorded);
+    const answer = await respond(recorded);
     const body = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body ?? {});
     res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
     res.end(body);

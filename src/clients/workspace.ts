@@ -77,16 +77,19 @@ export class WorkspaceClient {
     );
   }
 
-  private impliedProject(workspaceId: string | undefined, context: CallContext): Promise<string> {
+  private impliedProject(workspaceId: string | undefined, { signal }: CallContext): Promise<string> {
     const apiKey = this.settings.workspaceApiKey ?? "";
-    return this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId, context));
+    // The lookup is shared by every call waiting on it, so no one caller's cancellation may abort it
+    // (it is bounded by the upstream timeout); each caller stops waiting when its own call is cancelled.
+    const lookup = this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId));
+    return signal ? untilAborted(lookup, signal) : lookup;
   }
 
-  private async lookUpOnlyProject(workspaceId: string | undefined, context: CallContext): Promise<string> {
+  private async lookUpOnlyProject(workspaceId: string | undefined): Promise<string> {
     // whoami only reads, whatever the tool that needs it.
-    const policy = { repeatable: true, onRetry: context.onRetry };
+    const policy = { repeatable: true };
     const headers = this.baseHeaders(workspaceId);
-    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, context.signal, policy)) as {
+    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, undefined, policy)) as {
       projects?: unknown;
     };
     const projects = (Array.isArray(identity?.projects) ? identity.projects : []) as WhoamiProject[];
@@ -102,4 +105,14 @@ export class WorkspaceClient {
         : `No project chosen and whoami lists ${projects.length}: ${listed}${projects.length > LISTED_PROJECTS ? ", …" : ""}. Pass one's id as project_id (call whoami for the full list), or set WORKSPACE_PROJECT_ID.`,
     );
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
