@@ -1,0 +1,169 @@
+// Lean JSON-RPC drivers: just enough MCP to call a server over streamable HTTP (an undici pool) or over
+// a child's stdio pipes, so the figures measure the server rather than a client library.
+import { type ChildProcess, spawn } from "node:child_process";
+import { Pool } from "undici";
+
+export const PROTOCOL_VERSION = "2025-06-18";
+
+export interface JsonRpcAnswer {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+export interface McpDriver {
+  request(method: string, params?: Record<string, unknown>): Promise<JsonRpcAnswer>;
+  close(): Promise<void>;
+}
+
+const INITIALIZE_PARAMS = {
+  protocolVersion: PROTOCOL_VERSION,
+  capabilities: {},
+  clientInfo: { name: "bench", version: "1.0.0" },
+};
+
+/** The answer carried by an SSE stream (`data:` lines) or a plain JSON body. */
+export function parseAnswer(contentType: string, text: string): JsonRpcAnswer {
+  if (!contentType.startsWith("text/event-stream")) return JSON.parse(text) as JsonRpcAnswer;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("data: ")) return JSON.parse(line.slice(6)) as JsonRpcAnswer;
+  }
+  throw new Error(`no data line in SSE answer: ${text.slice(0, 200)}`);
+}
+
+export class HttpMcpDriver implements McpDriver {
+  private nextId = 1;
+  private headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  /** Session id the server gave at initialize; undefined when it runs without sessions. */
+  sessionId: string | undefined;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly path: string,
+  ) {}
+
+  /** Opens a session (or, on a stateless server, just initializes) with up to `connections` sockets. */
+  static async connect(url: string, connections = 64, pool?: Pool): Promise<HttpMcpDriver> {
+    const { origin, pathname } = new URL(url);
+    const driver = new HttpMcpDriver(pool ?? new Pool(origin, { connections, pipelining: 1 }), pathname);
+    await driver.initialize();
+    return driver;
+  }
+
+  private async initialize(): Promise<void> {
+    const { statusCode, headers, body } = await this.pool.request({
+      path: this.path,
+      method: "POST",
+      headers: this.headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE_PARAMS }),
+    });
+    const text = await body.text();
+    if (statusCode !== 200) throw new Error(`initialize answered ${statusCode}: ${text.slice(0, 200)}`);
+    const session = headers["mcp-session-id"];
+    this.sessionId = Array.isArray(session) ? session[0] : session;
+    this.headers = {
+      ...this.headers,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+      ...(this.sessionId ? { "mcp-session-id": this.sessionId } : {}),
+    };
+    await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+
+  private async post(message: Record<string, unknown>): Promise<JsonRpcAnswer | undefined> {
+    const { statusCode, headers, body } = await this.pool.request({
+      path: this.path,
+      method: "POST",
+      headers: this.headers,
+      body: JSON.stringify(message),
+    });
+    const text = await body.text();
+    if (statusCode === 202) return undefined;
+    if (statusCode !== 200) throw new Error(`${String(message.method)} answered ${statusCode}: ${text}`);
+    return parseAnswer(String(headers["content-type"] ?? ""), text);
+  }
+
+  async request(method: string, params?: Record<string, unknown>): Promise<JsonRpcAnswer> {
+    const answer = await this.post({ jsonrpc: "2.0", id: this.nextId++, method, params });
+    if (!answer) throw new Error(`${method} got no answer`);
+    return answer;
+  }
+
+  /** Ends the session (DELETE) when there is one; the pool stays open if it was lent. */
+  async endSession(): Promise<void> {
+    if (!this.sessionId) return;
+    const { body } = await this.pool.request({ path: this.path, method: "DELETE", headers: this.headers });
+    await body.dump();
+  }
+
+  async close(): Promise<void> {
+    await this.endSession();
+    await this.pool.close();
+  }
+}
+
+/** Newline-delimited JSON-RPC over a spawned server's stdin/stdout. */
+export class StdioMcpDriver implements McpDriver {
+  private nextId = 1;
+  private readonly pending = new Map<number, (answer: JsonRpcAnswer) => void>();
+  private buffered = "";
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly child: ChildProcess) {
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => this.receive(chunk));
+    this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  }
+
+  static spawn(args: string[], env: NodeJS.ProcessEnv): StdioMcpDriver {
+    return new StdioMcpDriver(spawn(process.execPath, args, { env, stdio: ["pipe", "pipe", "ignore"] }));
+  }
+
+  private receive(chunk: string): void {
+    this.buffered += chunk;
+    let newline = this.buffered.indexOf("\n");
+    while (newline >= 0) {
+      const line = this.buffered.slice(0, newline);
+      this.buffered = this.buffered.slice(newline + 1);
+      if (line.trim()) {
+        const message = JSON.parse(line) as JsonRpcAnswer & { id?: number };
+        if (typeof message.id === "number") this.pending.get(message.id)?.(message);
+        this.pending.delete(message.id as number);
+      }
+      newline = this.buffered.indexOf("\n");
+    }
+  }
+
+  private send(message: Record<string, unknown>): void {
+    this.child.stdin?.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /**
+   * initialize, initialized and `first` written at once, as a client launching us does; resolves
+   * with the answer to `first`.
+   */
+  async initialize(first = "tools/list"): Promise<JsonRpcAnswer> {
+    const initialized = this.request("initialize", INITIALIZE_PARAMS);
+    this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const answer = await this.request(first);
+    const init = await initialized;
+    if (init.error) throw new Error(`initialize failed: ${init.error.message}`);
+    return answer;
+  }
+
+  request(method: string, params?: Record<string, unknown>): Promise<JsonRpcAnswer> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin?.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 3_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}

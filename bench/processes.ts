@@ -1,0 +1,92 @@
+// The processes a run starts: the upstream, the server under test (built dist/cli.js), the memory
+// child. Every one is ended by whoever started it; none outlives the run.
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { once } from "node:events";
+import { connect, createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { API_KEY, PROJECT_ID } from "./upstream.js";
+
+/** The repository root: compiled bench files run from bench/.out/bench/. */
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const CLI = `${ROOT}dist/cli.js`;
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+
+/** Environment that points the server at the bench upstream, with a default project (no whoami). */
+export function serverEnv(upstreamUrl: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    WORKSPACE_BASE_URL: upstreamUrl,
+    ANALYTICS_BASE_URL: upstreamUrl,
+    WORKSPACE_API_KEY: API_KEY,
+    WORKSPACE_PROJECT_ID: PROJECT_ID,
+    LOG_LEVEL: "error",
+  };
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A bench module forked with IPC; resolves with the child and the first message it sends. */
+export async function forkBench<T>(
+  file: string,
+  options: { execArgv?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; ready: T }> {
+  const child = fork(`${HERE}${file}`, [], { ...options, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const [ready] = (await Promise.race([
+    once(child, "message"),
+    once(child, "exit").then(() => Promise.reject(new Error(`${file} exited before it was ready`))),
+  ])) as [T];
+  return { child, ready };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+async function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+export interface HttpServerUnderTest {
+  url: string;
+  child: ChildProcess;
+}
+
+/** dist/cli.js over streamable HTTP on a free loopback port; `extraArgs` e.g. --stateless. */
+export async function startHttpServer(
+  upstreamUrl: string,
+  extraArgs: string[],
+  nodeArgs: string[] = [],
+): Promise<HttpServerUnderTest> {
+  const port = await freePort();
+  const args = [...nodeArgs, CLI, "--transport", "http", "--port", String(port), ...extraArgs];
+  const child = spawn(process.execPath, args, { env: serverEnv(upstreamUrl), stdio: "ignore" });
+  const deadline = Date.now() + 10_000;
+  while (!(await portOpen(port))) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw new Error("server did not listen within 10 s");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
