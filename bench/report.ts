@@ -16,7 +16,8 @@ export interface Sizes {
 }
 
 export interface Results {
-  machine: { nproc: number; cpu: string; node: string; platform: string };
+  /** loadAverage: the 1-minute load when the run started and when it ended (other work on the machine). */
+  machine: { nproc: number; cpu: string; node: string; platform: string; loadAverage: [number, number] };
   date: string;
   quick: boolean;
   notes: string[];
@@ -149,7 +150,7 @@ function pathTable(paths: Results["paths"]): string[] {
 export function markdown(results: Results): string {
   const { machine, memory, sizes } = results;
   const lines = [
-    `Machine: ${machine.nproc} × ${machine.cpu}, Node ${machine.node}, ${machine.platform}; ${results.date}${results.quick ? " (quick run)" : ""}`,
+    `Machine: ${machine.nproc} × ${machine.cpu}, Node ${machine.node}, ${machine.platform}, load ${machine.loadAverage.join(" → ")}; ${results.date}${results.quick ? " (quick run)" : ""}`,
     "",
     "| measure | figure | target | result |",
     "|---|---|---|---|",

@@ -3,9 +3,9 @@
 // Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/).
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { measureColdStart } from "./cold-start.js";
-import { HttpMcpDriver, type McpDriver, StdioMcpDriver } from "./jsonrpc.js";
+import { decode, HttpMcpDriver, type McpDriver, StdioMcpDriver } from "./jsonrpc.js";
 import { FULL_BUDGET, QUICK_BUDGET } from "./measure.js";
 import { measureMemory } from "./memory.js";
 import { CLI, forkBench, ROOT, serverEnv, startHttpServer, stopChild } from "./processes.js";
@@ -34,8 +34,10 @@ function cpuModel(): string {
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 async function measureSizes(driver: McpDriver): Promise<Sizes> {
-  const list = await driver.request("tools/list");
-  const call = await driver.request("tools/call", { name: "tasks_query", arguments: TASKS_ARGUMENTS });
+  const list = decode(await driver.request("tools/list"));
+  const call = decode(
+    await driver.request("tools/call", { name: "tasks_query", arguments: TASKS_ARGUMENTS }),
+  );
   const result = call.result as { content: { text: string }[]; structuredContent: unknown };
   const upstreamBodyBytes = Buffer.byteLength(TASKS_BODY);
   const blocks = Buffer.byteLength(result.content[0]!.text) + bytes(result.structuredContent);
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
   children.add(upstreamChild);
   const upstreamUrl = ready.url;
   const notes: string[] = [];
+  const loadAtStart = loadavg()[0]!;
   const step = (text: string) => process.stderr.write(`bench: ${text}\n`);
   try {
     step("limit");
@@ -102,6 +105,7 @@ async function main(): Promise<void> {
         cpu: cpuModel(),
         node: process.version,
         platform: process.platform,
+        loadAverage: [loadAtStart, loadavg()[0]!] as [number, number],
       },
       date: new Date().toISOString(),
       quick,
