@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
+import { prepareResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, redact, toolErrorResult } from "./errors.js";
@@ -70,9 +71,10 @@ export const PREPARED_TOOLS: ReadonlyMap<string, PreparedTool> = new Map(
   ENDPOINTS.map((definition) => [definition.name, prepare(definition)]),
 );
 
-export const TOOL_LIST: ListToolsResult = {
+/** Prepared: stdio writes it from its stored JSON text. */
+export const TOOL_LIST: ListToolsResult = prepareResult({
   tools: [...PREPARED_TOOLS.values()].map((tool) => tool.published),
-};
+});
 
 /** The upstream body as it came; MCP wants an object, so any other JSON is wrapped once. */
 function structured(body: unknown): Record<string, unknown> {

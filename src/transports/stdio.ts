@@ -1,7 +1,10 @@
 // stdio: one server for the one client that spawned us; stdout is the protocol, logs go to stderr.
 
+import type { Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { serializeLine } from "../prepared.js";
 
 export interface RunningTransport {
   /** Resolves when the transport has ended (client gone, or close() called). */
@@ -9,8 +12,22 @@ export interface RunningTransport {
   close(): Promise<void>;
 }
 
+/** The SDK's stdio transport, writing prepared results (the tool list) from their stored text. */
+class PreparedStdioTransport extends StdioServerTransport {
+  constructor(private readonly output: Writable = process.stdout) {
+    super(process.stdin, output);
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(serializeLine(message))) resolve();
+      else this.output.once("drain", resolve);
+    });
+  }
+}
+
 export async function serveStdio(server: Server): Promise<RunningTransport> {
-  const transport = new StdioServerTransport();
+  const transport = new PreparedStdioTransport();
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
