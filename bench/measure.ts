@@ -56,8 +56,17 @@ export async function sequentialLatency(operation: Operation, budget: Budget): P
   return { calls, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
 }
 
+export interface Throughput {
+  perSecond: number;
+  calls: number;
+}
+
 /** Calls completed per second with `inFlight` callers, each starting its next call when one ends. */
-export async function throughput(operation: Operation, inFlight: number, budget: Budget): Promise<number> {
+export async function throughput(
+  operation: Operation,
+  inFlight: number,
+  budget: Budget,
+): Promise<Throughput> {
   const loop = async (ms: number, counter: { done: number }) => {
     const end = performance.now() + ms;
     while (performance.now() < end) {
@@ -70,7 +79,7 @@ export async function throughput(operation: Operation, inFlight: number, budget:
   const measured = { done: 0 };
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, () => loop(budget.throughputMs, measured)));
-  return measured.done / ((performance.now() - start) / 1000);
+  return { perSecond: measured.done / ((performance.now() - start) / 1000), calls: measured.done };
 }
 
 export const median = (values: number[]): number => {

@@ -1,7 +1,7 @@
 // Runs the built HTTP server in this process (started with --expose-gc), so the parent can open and
 // close sessions over real sockets and ask, over IPC, for the heap after a full collection.
 // It wires the built modules the way dist/cli.js does; nothing in the server exists for the bench.
-import { ROOT } from "./processes.js";
+import { DIST } from "./processes.js";
 
 type Cli = typeof import("../src/config.js");
 type Clients = typeof import("../src/clients/index.js");
@@ -9,7 +9,7 @@ type Http = typeof import("../src/clients/http.js");
 type ServerModule = typeof import("../src/server.js");
 type HttpTransport = typeof import("../src/transports/http.js");
 
-const load = <T>(path: string) => import(`${ROOT}dist/${path}`) as Promise<T>;
+const load = <T>(path: string) => import(`${DIST}${path}`) as Promise<T>;
 const [{ parseCommandLine }, { createUpstreams }, { createDispatcher }, { buildServer }, { serveHttp }] =
   await Promise.all([
     load<Cli>("config.js"),

@@ -2,13 +2,17 @@
 // child. Every one is ended by whoever started it; none outlives the run.
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { API_KEY, PROJECT_ID } from "./upstream.js";
 
 /** The repository root: compiled bench files run from bench/.out/bench/. */
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-export const CLI = `${ROOT}dist/cli.js`;
+/** The build under test: dist/ of this checkout, or BENCH_DIST to compare another build. */
+export const DIST = process.env.BENCH_DIST ? `${resolve(process.env.BENCH_DIST)}/` : `${ROOT}dist/`;
+export const CLI = `${DIST}cli.js`;
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 
 /** Environment that points the server at the bench upstream, with a default project (no whoami). */
@@ -89,4 +93,20 @@ export async function startHttpServer(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times: 100 on every common Linux build. */
+const CLOCK_TICKS = 100;
+
+/** User + system CPU time of a process in microseconds, from /proc (undefined where there is none). */
+export function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }

@@ -118,8 +118,8 @@ export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
 
 function pathTable(paths: Results["paths"]): string[] {
   const lines = [
-    "| path | operation | p50 | p99 | p50 ratio | 16 in flight | ratio | 64 in flight | ratio |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| path | operation | p50 | p99 | p50 ratio | 16 in flight | ratio | 64 in flight | ratio | CPU/call |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const path of Object.keys(PATH_LABEL) as PathName[]) {
     for (const [operation, figures] of Object.entries(paths[path]) as [
@@ -141,6 +141,9 @@ function pathTable(paths: Results["paths"]): string[] {
           `1/${(limit.throughput[inFlight]! / figures.throughput[inFlight]!).toFixed(1)}`,
         );
       }
+      cells.push(
+        figures.cpuMicrosPerCall === undefined ? "n/a" : `${Math.round(figures.cpuMicrosPerCall)} µs`,
+      );
       lines.push(`| ${cells.join(" | ")} |`);
     }
   }
@@ -160,7 +163,7 @@ export function markdown(results: Results): string {
     "",
     ...pathTable(results.paths),
     "",
-    "tools/list ratios are to the limit's tasks_query.",
+    "tools/list ratios are to the limit's tasks_query. CPU/call: CPU time of the serving process per call at 16 in flight (the server's own; on the limit's lines, the upstream's).",
     `Memory: heap ${kb(memory.baseline.heapUsed)} → ${kb(memory.open.heapUsed)} with ${memory.open.sessions} sessions → ${kb(memory.closed.heapUsed)} after closing (${memory.closed.sessions} left); RSS ${kb(memory.baseline.rss)} → ${kb(memory.open.rss)} → ${kb(memory.closed.rss)}.`,
     `Sizes: tools/list result ${sizes.toolsListBytes} B; tasks_query result ${sizes.tasksResultBytes} B for an upstream body of ${sizes.upstreamBodyBytes} B.`,
     ...results.notes.map((note) => `Note: ${note}`),

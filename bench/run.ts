@@ -1,6 +1,7 @@
 // `npm run bench`: the limit, then the same work through the built server over stdio, stateful HTTP
 // and --stateless HTTP; cold start; memory with 1000 sessions; result sizes. Loopback only, bounded.
 // Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/).
+// BENCH_DIST=<dir> benches another build (e.g. a checkout of main) with the same harness.
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
@@ -61,7 +62,7 @@ async function measureHttp(upstreamUrl: string, path: "http" | "stateless", note
     notes.push("--stateless still answered initialize with a session id: this build serves it statefully.");
   }
   try {
-    return await measurePath(mcpOperations(driver), budget);
+    return await measurePath(mcpOperations(driver), budget, server.child.pid);
   } finally {
     await driver.close();
     await stopChild(server.child);
@@ -69,7 +70,7 @@ async function measureHttp(upstreamUrl: string, path: "http" | "stateless", note
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` first");
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const { child: upstreamChild, ready } = await forkBench<{ url: string }>("upstream-child.js");
   children.add(upstreamChild);
   const upstreamUrl = ready.url;
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   try {
     step("limit");
     const limit = limitOperations(upstreamUrl);
-    const limitFigures = await measurePath(limit.operations, budget);
+    const limitFigures = await measurePath(limit.operations, budget, upstreamChild.pid);
     await limit.pool.close();
 
     step("stdio");
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     children.add(stdio.child);
     await stdio.initialize();
     const sizes = await measureSizes(stdio);
-    const stdioFigures = await measurePath(mcpOperations(stdio), budget);
+    const stdioFigures = await measurePath(mcpOperations(stdio), budget, stdio.child.pid);
     await stdio.close();
 
     step("HTTP stateful");

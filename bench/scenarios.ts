@@ -3,6 +3,7 @@
 import { Pool } from "undici";
 import { type McpDriver, succeeded } from "./jsonrpc.js";
 import { type Budget, type Latency, type Operation, sequentialLatency, throughput } from "./measure.js";
+import { cpuMicros } from "./processes.js";
 import { API_KEY, PROJECT_ID, TASKS_PATH, WHOAMI_PATH } from "./upstream.js";
 
 export const TASKS_ARGUMENTS = { view: "list", query: { pagination: { page_size: 10 } } };
@@ -13,6 +14,11 @@ export type OperationName = "tasks_query" | "whoami" | "tools/list";
 export interface OperationFigures extends Latency {
   /** Calls per second by calls in flight. */
   throughput: Record<string, number>;
+  /**
+   * CPU time the serving process (the server; for the limit, the upstream) spent per call with 16 in
+   * flight: unlike wall time, barely moved by other work on the machine.
+   */
+  cpuMicrosPerCall?: number;
 }
 
 export type PathFigures = Partial<Record<OperationName, OperationFigures>>;
@@ -62,16 +68,27 @@ export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> 
   ]);
 }
 
+/** `servingPid`: the process whose CPU time per call is reported. */
 export async function measurePath(
   operations: Map<OperationName, Operation>,
   budget: Budget,
+  servingPid: number | undefined,
 ): Promise<PathFigures> {
   const figures: PathFigures = {};
   for (const [name, operation] of operations) {
     const latency = await sequentialLatency(operation, budget);
     const rates: Record<string, number> = {};
-    for (const inFlight of IN_FLIGHT) rates[inFlight] = await throughput(operation, inFlight, budget);
-    figures[name] = { ...latency, throughput: rates };
+    let cpuMicrosPerCall: number | undefined;
+    for (const inFlight of IN_FLIGHT) {
+      const cpuBefore = cpuMicros(servingPid);
+      const { perSecond, calls } = await throughput(operation, inFlight, budget);
+      const cpuAfter = cpuMicros(servingPid);
+      rates[inFlight] = perSecond;
+      if (inFlight === 16 && cpuBefore !== undefined && cpuAfter !== undefined) {
+        cpuMicrosPerCall = (cpuAfter - cpuBefore) / calls;
+      }
+    }
+    figures[name] = { ...latency, throughput: rates, cpuMicrosPerCall };
   }
   return figures;
 }
