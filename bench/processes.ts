@@ -24,6 +24,8 @@ export function serverEnv(upstreamUrl: string): NodeJS.ProcessEnv {
     WORKSPACE_API_KEY: API_KEY,
     WORKSPACE_PROJECT_ID: PROJECT_ID,
     LOG_LEVEL: "error",
+    // Bench children that import the build (memory, HTTP variants) must load the one under test.
+    ...(process.env.BENCH_DIST ? { BENCH_DIST: process.env.BENCH_DIST } : {}),
   };
 }
 
@@ -39,9 +41,9 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 /** A bench module forked with IPC; resolves with the child and the first message it sends. */
 export async function forkBench<T>(
   file: string,
-  options: { execArgv?: string[]; env?: NodeJS.ProcessEnv } = {},
+  { args = [], ...options }: { args?: string[]; execArgv?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ child: ChildProcess; ready: T }> {
-  const child = fork(`${HERE}${file}`, [], { ...options, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(`${HERE}${file}`, args, { ...options, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const [ready] = (await Promise.race([
     once(child, "message"),
     once(child, "exit").then(() => Promise.reject(new Error(`${file} exited before it was ready`))),
