@@ -1,6 +1,5 @@
 // stdio: one server for the one client that spawned us; stdout is the protocol, logs go to stderr.
 
-import type { Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -14,14 +13,10 @@ export interface RunningTransport {
 
 /** The SDK's stdio transport, writing prepared results (the tool list) from their stored text. */
 class PreparedStdioTransport extends StdioServerTransport {
-  constructor(private readonly output: Writable = process.stdout) {
-    super(process.stdin, output);
-  }
-
   override send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(serializeLine(message))) resolve();
-      else this.output.once("drain", resolve);
+      if (process.stdout.write(serializeLine(message))) resolve();
+      else process.stdout.once("drain", resolve);
     });
   }
 }
