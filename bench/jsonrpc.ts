@@ -99,7 +99,7 @@ export class HttpMcpDriver implements McpDriver {
     return answer;
   }
 
-  /** Ends the session (DELETE) when there is one; the pool stays open if it was lent. */
+  /** Ends the session (DELETE) when there is one; the pool stays open (memory.ts shares one). */
   async endSession(): Promise<void> {
     if (!this.sessionId) return;
     const { body } = await this.pool.request({ path: this.path, method: "DELETE", headers: this.headers });
