@@ -17,6 +17,7 @@ import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
 import type { Report, SessionLog } from "../log.js";
+import { prepareResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
@@ -79,9 +80,10 @@ export const PREPARED_TOOLS: ReadonlyMap<string, PreparedTool> = new Map(
 
 export const ALL_TOOL_NAMES: ReadonlySet<string> = new Set(PREPARED_TOOLS.keys());
 
-export const TOOL_LIST: ListToolsResult = {
+/** Prepared: stdio writes it from its stored JSON text. */
+export const TOOL_LIST: ListToolsResult = prepareResult({
   tools: [...PREPARED_TOOLS.values()].map((tool) => tool.published),
-};
+});
 
 // Bounded: HTTP clients choose selections by header, and there are 2^14 of them.
 const MAX_CACHED_LISTS = 64;
@@ -91,10 +93,11 @@ const toolLists = new Map<string, ListToolsResult>();
 export function toolListFor(enabled: ReadonlySet<string>): ListToolsResult {
   const tools = TOOL_LIST.tools.filter((tool) => enabled.has(tool.name));
   const key = tools.map((tool) => tool.name).join(",");
+  if (tools.length === TOOL_LIST.tools.length) return TOOL_LIST;
   let list = toolLists.get(key);
   if (!list) {
     if (toolLists.size >= MAX_CACHED_LISTS) toolLists.delete(toolLists.keys().next().value as string);
-    list = { tools };
+    list = prepareResult({ tools });
     toolLists.set(key, list);
   }
   return list;

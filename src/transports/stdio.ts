@@ -2,6 +2,8 @@
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { serializeLine } from "../prepared.js";
 
 export interface RunningTransport {
   /** Resolves when the transport has ended (client gone, or close() called). */
@@ -9,8 +11,18 @@ export interface RunningTransport {
   close(): Promise<void>;
 }
 
+/** The SDK's stdio transport, writing prepared results (the tool list) from their stored text. */
+class PreparedStdioTransport extends StdioServerTransport {
+  override send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (process.stdout.write(serializeLine(message))) resolve();
+      else process.stdout.once("drain", resolve);
+    });
+  }
+}
+
 export async function serveStdio(server: Server): Promise<RunningTransport> {
-  const transport = new StdioServerTransport();
+  const transport = new PreparedStdioTransport();
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;

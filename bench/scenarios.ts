@@ -1,0 +1,94 @@
+// The work every path does, as operations the measurer can repeat: the same two upstream requests
+// sent straight to the upstream (the limit) or as MCP calls through the server.
+import { Pool } from "undici";
+import { type McpDriver, succeeded } from "./jsonrpc.js";
+import { type Budget, type Latency, type Operation, sequentialLatency, throughput } from "./measure.js";
+import { cpuMicros } from "./processes.js";
+import { API_KEY, PROJECT_ID, TASKS_PATH, WHOAMI_PATH } from "./upstream.js";
+
+export const TASKS_ARGUMENTS = { view: "list", query: { pagination: { page_size: 10 } } };
+export const IN_FLIGHT = [16, 64] as const;
+
+export type OperationName = "tasks_query" | "whoami" | "tools/list";
+
+export interface OperationFigures extends Latency {
+  /** Calls per second by calls in flight. */
+  throughput: Record<string, number>;
+  /**
+   * CPU time the serving process (the server; for the limit, the upstream) spent per call with 16 in
+   * flight: unlike wall time, barely moved by other work on the machine.
+   */
+  cpuMicrosPerCall?: number;
+}
+
+export type PathFigures = Partial<Record<OperationName, OperationFigures>>;
+
+function ensure(condition: boolean, what: string): void {
+  if (!condition) throw new Error(what);
+}
+
+/** The upstream alone: the requests the server would send, over an undici keep-alive pool. */
+export function limitOperations(upstreamUrl: string): {
+  operations: Map<OperationName, Operation>;
+  pool: Pool;
+} {
+  const pool = new Pool(upstreamUrl, { connections: 64, pipelining: 1 });
+  const headers = { "x-api-key": API_KEY, accept: "application/json" };
+  const tasksBody = JSON.stringify(TASKS_ARGUMENTS);
+  const send = async (method: "GET" | "POST", path: string, extra: Record<string, string>, body?: string) => {
+    const response = await pool.request({ method, path, headers: { ...headers, ...extra }, body });
+    // Read whole, not parsed: the same client work as the MCP paths do on their answers.
+    await response.body.text();
+    ensure(response.statusCode === 200, `upstream answered ${response.statusCode}`);
+  };
+  const projectHeaders = { "x-project-id": PROJECT_ID, "content-type": "application/json" };
+  const operations = new Map<OperationName, Operation>([
+    ["tasks_query", () => send("POST", TASKS_PATH, projectHeaders, tasksBody)],
+    ["whoami", () => send("GET", WHOAMI_PATH, {})],
+  ]);
+  return { operations, pool };
+}
+
+/** The same work as MCP requests through a driver; any error or isError result stops the run. */
+export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> {
+  const callTool = async (name: string, args: Record<string, unknown>) => {
+    const answer = await driver.request("tools/call", { name, arguments: args });
+    ensure(succeeded(answer), `${name} failed: ${answer.slice(0, 500)}`);
+  };
+  return new Map<OperationName, Operation>([
+    ["tasks_query", () => callTool("tasks_query", TASKS_ARGUMENTS)],
+    ["whoami", () => callTool("whoami", {})],
+    [
+      "tools/list",
+      async () => {
+        const answer = await driver.request("tools/list");
+        ensure(answer.startsWith('{"result":{"tools":['), `tools/list failed: ${answer.slice(0, 500)}`);
+      },
+    ],
+  ]);
+}
+
+/** `servingPid`: the process whose CPU time per call is reported. */
+export async function measurePath(
+  operations: Map<OperationName, Operation>,
+  budget: Budget,
+  servingPid: number | undefined,
+): Promise<PathFigures> {
+  const figures: PathFigures = {};
+  for (const [name, operation] of operations) {
+    const latency = await sequentialLatency(operation, budget);
+    const rates: Record<string, number> = {};
+    let cpuMicrosPerCall: number | undefined;
+    for (const inFlight of IN_FLIGHT) {
+      const cpuBefore = cpuMicros(servingPid);
+      const { perSecond, calls } = await throughput(operation, inFlight, budget);
+      const cpuAfter = cpuMicros(servingPid);
+      rates[inFlight] = perSecond;
+      if (inFlight === 16 && cpuBefore !== undefined && cpuAfter !== undefined) {
+        cpuMicrosPerCall = (cpuAfter - cpuBefore) / calls;
+      }
+    }
+    figures[name] = { ...latency, throughput: rates, cpuMicrosPerCall };
+  }
+  return figures;
+}
