@@ -5,12 +5,22 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Upstreams } from "./clients/index.js";
 import { SessionLog } from "./log.js";
-import { ALL_TOOL_NAMES, registerTools } from "./tools/register.js";
+import { ALL_TOOL_NAMES, ENDPOINTS, registerTools } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
-const INSTRUCTIONS = `Tools for an agent workspace (tasks, comments, agent runs, attachments) and for visibility analytics (geo_ tools).
-Start with whoami (workspace project ids) or geo_projects (analytics project ids) unless a default project is configured.
-Lists are paged: tasks_query and agent_runs_query return next_cursor; geo_ listings take pagination {limit, offset} and report info.total_rows.`;
+export const WORKSPACE_GUIDE = `Agent-workspace tools: tasks, comments, agent runs and attachment links. Start with whoami for the project ids unless a default project is configured; tasks_query and agent_runs_query page with next_cursor.`;
+export const ANALYTICS_GUIDE = `Visibility-analytics (geo_) tools: prompts, tags, topics, models, websites, citations, keywords and a sentiment report. Start with geo_projects for the project ids unless a default project is configured; listings page with pagination {limit, offset} and report info.total_rows.`;
+
+/** Guidance for the tools a server actually has: one line per API it serves. */
+function instructionsFor(tools: ReadonlySet<string>): string {
+  const apis = new Set(
+    ENDPOINTS.filter((endpoint) => tools.has(endpoint.name)).map((endpoint) => endpoint.api),
+  );
+  const lines: string[] = [];
+  if (apis.has("workspace")) lines.push(WORKSPACE_GUIDE);
+  if (apis.has("analytics")) lines.push(ANALYTICS_GUIDE);
+  return lines.join("\n");
+}
 
 let ajv: AjvJsonSchemaValidator | undefined;
 
@@ -32,11 +42,12 @@ export interface ServerOptions {
 }
 
 export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
+  const tools = options.tools ?? ALL_TOOL_NAMES;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: false }, logging: {} },
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(tools),
       jsonSchemaValidator: sharedValidator,
     },
   );
@@ -46,6 +57,6 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
     sessionLog.setClientLevel(request.params.level);
     return {};
   });
-  registerTools(server, upstreams, options.tools ?? ALL_TOOL_NAMES, sessionLog);
+  registerTools(server, upstreams, tools, sessionLog);
   return server;
 }

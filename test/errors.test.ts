@@ -191,10 +191,10 @@ describe("network failures and missing configuration", () => {
       const whoami = await mcp.call("whoami");
       expect(whoami.isError).toBe(true);
       expect(textOf(whoami)).toBe(
-        "whoami: WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it.",
+        "whoami: WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
       );
       expect(textOf(await mcp.call("geo_projects"))).toBe(
-        "geo_projects: WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it.",
+        "geo_projects: WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
       );
     } finally {
       await mcp.close();

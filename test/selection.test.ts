@@ -3,6 +3,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config.js";
+import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { ALL_TOOL_NAMES, TOOL_LIST, toolListFor } from "../src/tools/register.js";
 import { selectionFromHeaders, selectTools, TOOLSETS } from "../src/tools/selection.js";
 import { type McpHarness, type Recorder, startMcp, startRecorder, textOf } from "./helpers.js";
@@ -126,6 +127,15 @@ describe("a server with a selection, over HTTP", () => {
 
   const listed = async (harness: McpHarness) =>
     (await harness.client.listTools()).tools.map((tool) => tool.name);
+
+  it.each([
+    ["workspace", [WORKSPACE_GUIDE]],
+    ["analytics", [ANALYTICS_GUIDE]],
+    ["workspace,analytics", [WORKSPACE_GUIDE, ANALYTICS_GUIDE]],
+  ])("with toolsets %s, its instructions speak only of the tools it has", async (toolsets, guides) => {
+    const harness = await start(selectTools({ toolsets: toolsets.split(","), readOnly: false }));
+    expect(harness.client.getInstructions()).toBe(guides.join("\n"));
+  });
 
   it("lists only its tools and refuses a hidden one without calling upstream", async () => {
     const harness = await start(selectTools({ toolsets: ["workspace"], readOnly: true }));

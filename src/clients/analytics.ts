@@ -18,7 +18,7 @@ export class AnalyticsClient {
     if (!apiKey) {
       throw new MissingConfigError(
         "WORKSPACE_API_KEY",
-        "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it.",
+        "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
       );
     }
     const baseUrl = this.settings.analyticsBaseUrl;

@@ -44,7 +44,7 @@ export class WorkspaceClient {
     if (!apiKey) {
       throw new MissingConfigError(
         "WORKSPACE_API_KEY",
-        "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it.",
+        "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
       );
     }
     const headers: Record<string, string> = { "x-api-key": apiKey, accept: "application/json" };
