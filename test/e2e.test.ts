@@ -9,24 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { SERVER_VERSION } from "../src/version.js";
-import { CLI, childEnv, runCli } from "./helpers.js";
-
-const TOOL_NAMES = [
-  "whoami",
-  "tasks_query",
-  "tasks_comments",
-  "agent_runs_query",
-  "attachments_download_url",
-  "geo_projects",
-  "geo_prompts",
-  "geo_tags",
-  "geo_topics",
-  "geo_models",
-  "geo_websites",
-  "geo_citations",
-  "geo_keywords",
-  "geo_reports_sentiments",
-];
+import { CLI, childEnv, runCli, TOOL_NAMES } from "./helpers.js";
 
 /** A valid call of every tool, with ids from the sandbox. */
 function callsFor(ids: Sandbox["ids"]): [string, Record<string, unknown>][] {

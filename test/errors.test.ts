@@ -1,9 +1,9 @@
 // What the assistant sees when things go wrong upstream or in the configuration: an isError result
 // that names the tool, the status and the next step, and never the API key.
-import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type CannedResponse,
+  freePort,
   type McpHarness,
   type Recorder,
   startMcp,
@@ -14,14 +14,6 @@ import {
 const KEY = "secret-key-must-never-leak";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const TASK = "55555555-5555-4555-8555-555555555555";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("upstream failures become isError results", () => {
   let upstream: Recorder;

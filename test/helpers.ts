@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createServer as createNetServer } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -164,3 +165,33 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   const [code] = await once(child, "exit");
   return { code, stdout, stderr };
 }
+
+/** A loopback port nothing listens on (for refused connections, or a server started later). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The tools of each API, in the order the server publishes them. */
+export const WORKSPACE_TOOLS = [
+  "whoami",
+  "tasks_query",
+  "tasks_comments",
+  "agent_runs_query",
+  "attachments_download_url",
+];
+export const ANALYTICS_TOOLS = [
+  "geo_projects",
+  "geo_prompts",
+  "geo_tags",
+  "geo_topics",
+  "geo_models",
+  "geo_websites",
+  "geo_citations",
+  "geo_keywords",
+  "geo_reports_sentiments",
+];
+export const TOOL_NAMES = [...WORKSPACE_TOOLS, ...ANALYTICS_TOOLS];

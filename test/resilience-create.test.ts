@@ -1,10 +1,9 @@
 // tasks_comments creates data: once its request may have reached the upstream it is never sent again,
 // so a failure cannot post a comment twice. Only a refused connection (nothing sent) is retried.
-import { createServer } from "node:net";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { type McpHarness, startMcp, textOf } from "./helpers.js";
+import { freePort, type McpHarness, startMcp, textOf } from "./helpers.js";
 
 const KEY = "create-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -71,14 +70,6 @@ describe("tasks_comments is sent at most once once it may have arrived", () => {
     );
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("a refused connection sent nothing, so even tasks_comments retries it", () => {
   it("posts the comment once the upstream starts listening during the backoff", async () => {

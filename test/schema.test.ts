@@ -2,6 +2,7 @@
 // is snapshotted, one file per tool, so that any change to it is a visible diff in review.
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, TOOL_LIST } from "../src/tools/register.js";
+import { TOOL_NAMES } from "./helpers.js";
 
 type JsonSchema = {
   type?: string | string[];
@@ -41,22 +42,7 @@ function undescribed(schema: JsonSchema, path = ""): string[] {
 
 describe("published tools", () => {
   it("are the 14 endpoints, named by the rule", () => {
-    expect(TOOL_LIST.tools.map((tool) => tool.name)).toEqual([
-      "whoami",
-      "tasks_query",
-      "tasks_comments",
-      "agent_runs_query",
-      "attachments_download_url",
-      "geo_projects",
-      "geo_prompts",
-      "geo_tags",
-      "geo_topics",
-      "geo_models",
-      "geo_websites",
-      "geo_citations",
-      "geo_keywords",
-      "geo_reports_sentiments",
-    ]);
+    expect(TOOL_LIST.tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     for (const definition of ENDPOINTS) expect(definition.name).toBe(nameFromPath(definition.path));
   });
 

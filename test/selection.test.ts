@@ -6,21 +6,20 @@ import { ConfigError } from "../src/config.js";
 import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { ALL_TOOL_NAMES, TOOL_LIST, toolListFor } from "../src/tools/register.js";
 import { selectionFromHeaders, selectTools, TOOLSETS } from "../src/tools/selection.js";
-import { type McpHarness, type Recorder, startMcp, startRecorder, textOf } from "./helpers.js";
+import {
+  ANALYTICS_TOOLS,
+  type McpHarness,
+  type Recorder,
+  startMcp,
+  startRecorder,
+  TOOL_NAMES,
+  textOf,
+  WORKSPACE_TOOLS,
+} from "./helpers.js";
 
-const WORKSPACE = ["whoami", "tasks_query", "tasks_comments", "agent_runs_query", "attachments_download_url"];
-const ANALYTICS = [
-  "geo_projects",
-  "geo_prompts",
-  "geo_tags",
-  "geo_topics",
-  "geo_models",
-  "geo_websites",
-  "geo_citations",
-  "geo_keywords",
-  "geo_reports_sentiments",
-];
-const ALL = [...WORKSPACE, ...ANALYTICS];
+const WORKSPACE = WORKSPACE_TOOLS;
+const ANALYTICS = ANALYTICS_TOOLS;
+const ALL = TOOL_NAMES;
 const VALID_TOOLS = `valid tools: ${ALL.join(", ")}`;
 
 const names = (selected: ReadonlySet<string>) => [...selected];

@@ -3,19 +3,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
-import { CLI, childEnv, runCli, startRecorder } from "./helpers.js";
+import { ANALYTICS_TOOLS, CLI, childEnv, runCli, startRecorder } from "./helpers.js";
 
-const GEO = [
-  "geo_projects",
-  "geo_prompts",
-  "geo_tags",
-  "geo_topics",
-  "geo_models",
-  "geo_websites",
-  "geo_citations",
-  "geo_keywords",
-  "geo_reports_sentiments",
-];
+const GEO = ANALYTICS_TOOLS;
 
 function stdioSession(args: string[], env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
