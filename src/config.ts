@@ -15,7 +15,7 @@ export interface UpstreamSettings {
   analyticsProjectId?: string;
   /** Bounds each upstream call from connect to last body byte. */
   timeoutMs: number;
-  /** Total time a call may spend waiting to retry. */
+  /** No retry starts later than this after the call began (attempts and waits both count). */
   retryBudgetMs: number;
   /** Upstream bodies larger than this are cut off. */
   maxResponseBytes: number;
@@ -99,7 +99,7 @@ Environment:
   WORKSPACE_PROJECT_ID          default project of the workspace tools
   WORKSPACE_ID                  default workspace (X-Workspace-Id)
   ANALYTICS_PROJECT_ID          default project of the geo_ tools
-  UPSTREAM_RETRY_BUDGET_MS      time a call may spend waiting to retry (default: 20000)
+  UPSTREAM_RETRY_BUDGET_MS      no retry starts later than this into a call (default: 20000)
   UPSTREAM_MAX_BYTES            largest upstream body accepted (default: 10485760)
   UPSTREAM_CONCURRENCY          upstream requests in flight per API key (default: 8)
   MCP_AUTH_TOKEN                bearer token required on /mcp

@@ -176,3 +176,38 @@ describe("a read tool against a faulty upstream", () => {
     expect(upstream.requests).toHaveLength(1);
   });
 });
+
+describe("the retry budget bounds the whole call", () => {
+  async function hungWhoami(retryBudgetMs: number) {
+    const hung = await startFaultUpstream();
+    const bounded = await startMcp({
+      workspaceBaseUrl: hung.url,
+      workspaceApiKey: KEY,
+      timeoutMs: TIMEOUT_MS,
+      retryBudgetMs,
+    });
+    try {
+      hung.answerWith(faults.hang());
+      return { text: textOf(await bounded.call("whoami")), requests: hung.requests.length };
+    } finally {
+      await bounded.close();
+      await hung.close();
+    }
+  }
+
+  it("no attempt starts once the budget, counted from the start of the call, would be passed", async () => {
+    // Attempt 1 ends at ~400 ms and its wait is at most 500 ms: a second attempt fits in 1200 ms. It ends
+    // at 1050 ms at the earliest, and the next wait (at least 500 ms) would pass the budget.
+    expect(await hungWhoami(1200)).toEqual({
+      text: `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS) after 2 attempts. Retry in a moment; if it keeps happening the service is slow or down.`,
+      requests: 2,
+    });
+  });
+
+  it("a timed-out read is not tried again when no attempt could start within the budget", async () => {
+    expect(await hungWhoami(TIMEOUT_MS / 2)).toEqual({
+      text: `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS). Retry in a moment; if it keeps happening the service is slow or down.`,
+      requests: 1,
+    });
+  });
+});

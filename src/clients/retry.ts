@@ -26,7 +26,10 @@ export interface RetryNotice {
 export interface RetryOptions {
   /** True for reads; false when a repeat could do a thing twice (create a comment). */
   repeatable: boolean;
-  /** Total time the call may spend waiting between attempts. */
+  /**
+   * No attempt starts later than this after the call began (attempts and waits both count), so a call
+   * ends within budgetMs plus one attempt's timeout: under the request timeout common clients use.
+   */
   budgetMs: number;
   signal?: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
@@ -39,7 +42,7 @@ export function describeRetry(notice: RetryNotice): string {
 }
 
 export async function withRetries<T>(send: () => Promise<T>, options: RetryOptions): Promise<T> {
-  let waitedMs = 0;
+  const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
@@ -49,13 +52,12 @@ export async function withRetries<T>(send: () => Promise<T>, options: RetryOptio
       const reason = retryReason(error, options.repeatable);
       if (reason === undefined || attempt >= MAX_ATTEMPTS) throw error;
       const delayMs = delayBeforeRetry(error, attempt);
-      if (delayMs > options.budgetMs - waitedMs) {
+      if (performance.now() - started + delayMs > options.budgetMs) {
         error.retryInMs = delayMs;
         throw error;
       }
       options.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
       await sleep(delayMs, undefined, { signal: options.signal });
-      waitedMs += delayMs;
     }
   }
 }
