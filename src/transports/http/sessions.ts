@@ -4,14 +4,14 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestFacts } from "./body.js";
+import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import type { ServerForRequest } from "./user-servers.js";
 
 export interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableTransport;
   server: Server;
   /** See RequestServer.identity. */
   identity: string;
@@ -109,7 +109,7 @@ const RETRY_AFTER_SECONDS = "30";
  * them as if it had sent notifications/cancelled, so their upstream requests stop at once. (In the
  * stateless mode closing the request's own server does the same.)
  */
-function cancelOnDisconnect(res: ServerResponse, transport: StreamableHTTPServerTransport, body: unknown) {
+function cancelOnDisconnect(res: ServerResponse, transport: NodeStreamableTransport, body: unknown) {
   const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
   if (ids.length === 0) return;
   res.once("close", () => {
@@ -181,7 +181,7 @@ export class StatefulEndpoint {
       );
     }
     const server = build();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release();

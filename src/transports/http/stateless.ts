@@ -1,7 +1,7 @@
 // The stateless mode: every POST gets a server and transport of its own, closed when the answer has gone
 // out. Nothing outlives a request, so any replica behind a load balancer can answer any request.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import type { ServerForRequest } from "./user-servers.js";
 
@@ -21,7 +21,7 @@ export class StatelessEndpoint {
       );
     }
     const server = this.serverForRequest(req.headers).build();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new NodeStreamableTransport();
     res.once("close", () => {
       void transport.close();
       void server.close();
