@@ -169,18 +169,22 @@ export class NodeStreamableTransport implements Transport {
     const stream = this.streams.get(requestId);
     if (!stream) return;
     const { res } = stream;
-    if (!res.headersSent) res.writeHead(200, this.sseHeaders());
-    if (!isResponse(message)) {
-      res.write(sseEvent(message));
+    const event = sseEvent(message);
+    if (isResponse(message)) {
+      stream.unanswered.delete(requestId);
+      this.streams.delete(requestId);
+    }
+    if (!isResponse(message) || stream.unanswered.size > 0) {
+      if (!res.headersSent) res.writeHead(200, this.sseHeaders());
+      res.write(event);
       return;
     }
-    stream.unanswered.delete(requestId);
-    this.streams.delete(requestId);
-    if (stream.unanswered.size > 0) {
-      res.write(sseEvent(message));
-      return;
+    // The last answer of a stream nothing was written to yet: with its length, headers and body are one
+    // socket write instead of a chunked body's several.
+    if (!res.headersSent) {
+      res.writeHead(200, { ...this.sseHeaders(), "content-length": Buffer.byteLength(event) });
     }
-    res.end(sseEvent(message));
+    res.end(event);
     this.endStream(stream);
   }
 
