@@ -8,13 +8,14 @@ import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk
 import type { RequestFacts } from "./body.js";
 import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import type { ServerForRequest } from "./user-servers.js";
+import { type ServerForRequest, shapingHeadersOf } from "./user-servers.js";
 
 export interface Session {
   transport: NodeStreamableTransport;
   server: Server;
-  /** See RequestServer.identity. */
+  /** See RequestServer.identity and shapingHeaders: of the request that opened the session. */
   identity: string;
+  shapingHeaders: string;
   openRequests: number;
   idleTimer?: NodeJS.Timeout;
 }
@@ -151,7 +152,7 @@ export class StatefulEndpoint {
         "Session not found (expired or closed): initialize a new one",
       );
     }
-    if (this.serverForRequest(req.headers).identity !== session.identity) {
+    if (!this.sameIdentity(req, session)) {
       throw new HttpProblem(
         403,
         RpcCode.serverError,
@@ -169,8 +170,14 @@ export class StatefulEndpoint {
     return this.sessions.closeAll();
   }
 
+  /** Headers as the session's opening request sent them pass at once; others are parsed and digested. */
+  private sameIdentity(req: IncomingMessage, session: Session): boolean {
+    if (shapingHeadersOf(req.headers) === session.shapingHeaders) return true;
+    return this.serverForRequest(req.headers).identity === session.identity;
+  }
+
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
-    const { identity, build } = this.serverForRequest(req.headers);
+    const { identity, shapingHeaders, build } = this.serverForRequest(req.headers);
     const release = this.sessions.reserve();
     if (!release) {
       throw new HttpProblem(
@@ -191,7 +198,7 @@ export class StatefulEndpoint {
       },
     });
     // This initialize request is open until its answer is sent: the idle timer starts after it.
-    const session: Session = { transport, server, identity, openRequests: 1 };
+    const session: Session = { transport, server, identity, shapingHeaders, openRequests: 1 };
     transport.onclose = () => {
       this.sessions.remove(transport.sessionId ?? "");
       void server.close();
