@@ -142,7 +142,7 @@ const handlers: Record<string, () => (req: IncomingMessage, res: ServerResponse)
 
 let url: string;
 if (variant === "as-built") {
-  const asBuilt = () => ({ identity: "bench", build: () => buildServer(upstreams) });
+  const asBuilt = () => ({ identity: "bench", shapingHeaders: "", build: () => buildServer(upstreams) });
   url = (await http.serveHttp(asBuilt, command.config.http)).url;
 } else {
   const handle = handlers[variant]?.();

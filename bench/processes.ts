@@ -24,6 +24,8 @@ export function serverEnv(upstreamUrl: string): NodeJS.ProcessEnv {
     WORKSPACE_API_KEY: API_KEY,
     WORKSPACE_PROJECT_ID: PROJECT_ID,
     LOG_LEVEL: "error",
+    // The per-key cap on upstream requests in flight (default 8): the bench drives one key.
+    ...(process.env.UPSTREAM_CONCURRENCY ? { UPSTREAM_CONCURRENCY: process.env.UPSTREAM_CONCURRENCY } : {}),
     // Bench children that import the build (memory, HTTP variants) must load the one under test.
     ...(process.env.BENCH_DIST ? { BENCH_DIST: process.env.BENCH_DIST } : {}),
   };

@@ -72,8 +72,7 @@ export function requestJson(
 async function requestOnce(dispatcher: Dispatcher, request: UpstreamRequest, limits: UpstreamLimits) {
   const { timeoutMs } = limits;
   const url = new URL(request.url);
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+  const attempt = boundedAttempt(timeoutMs, request.signal);
   let response: Dispatcher.ResponseData;
   let text: string;
   try {
@@ -83,18 +82,44 @@ async function requestOnce(dispatcher: Dispatcher, request: UpstreamRequest, lim
       method: request.method,
       headers: request.headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal,
+      signal: attempt.signal,
     });
     text = await response.body.text();
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason ?? error;
-    if (timeout.aborted) throw new UpstreamNetworkError(url.origin, "timeout", timeoutMs);
+    if (attempt.timedOut()) throw new UpstreamNetworkError(url.origin, "timeout", timeoutMs);
     if (errorCode(error) === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
       throw new UpstreamTooLargeError(limits.maxResponseBytes);
     }
     throw new UpstreamNetworkError(url.origin, networkCode(error));
+  } finally {
+    attempt.done();
   }
   return parseAnswer(response, text);
+}
+
+/**
+ * One signal for an attempt, aborted by its time bound or by the caller's signal: a plain timer and a
+ * listener, cheaper per request than AbortSignal.timeout plus AbortSignal.any, and cleared at once.
+ */
+function boundedAttempt(timeoutMs: number, callerSignal: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException("The upstream request timed out", "TimeoutError"));
+  }, timeoutMs);
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done() {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+    },
+  };
 }
 
 function parseAnswer(response: Dispatcher.ResponseData, text: string): unknown {

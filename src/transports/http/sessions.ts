@@ -4,17 +4,18 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestFacts } from "./body.js";
+import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import type { ServerForRequest } from "./user-servers.js";
+import { type ServerForRequest, shapingHeadersOf } from "./user-servers.js";
 
 export interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableTransport;
   server: Server;
-  /** See RequestServer.identity. */
+  /** See RequestServer.identity and shapingHeaders: of the request that opened the session. */
   identity: string;
+  shapingHeaders: string;
   openRequests: number;
   idleTimer?: NodeJS.Timeout;
 }
@@ -109,7 +110,7 @@ const RETRY_AFTER_SECONDS = "30";
  * them as if it had sent notifications/cancelled, so their upstream requests stop at once. (In the
  * stateless mode closing the request's own server does the same.)
  */
-function cancelOnDisconnect(res: ServerResponse, transport: StreamableHTTPServerTransport, body: unknown) {
+function cancelOnDisconnect(res: ServerResponse, transport: NodeStreamableTransport, body: unknown) {
   const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
   if (ids.length === 0) return;
   res.once("close", () => {
@@ -151,7 +152,7 @@ export class StatefulEndpoint {
         "Session not found (expired or closed): initialize a new one",
       );
     }
-    if (this.serverForRequest(req.headers).identity !== session.identity) {
+    if (!this.sameIdentity(req, session)) {
       throw new HttpProblem(
         403,
         RpcCode.serverError,
@@ -169,8 +170,14 @@ export class StatefulEndpoint {
     return this.sessions.closeAll();
   }
 
+  /** Headers as the session's opening request sent them pass at once; others are parsed and digested. */
+  private sameIdentity(req: IncomingMessage, session: Session): boolean {
+    if (shapingHeadersOf(req.headers) === session.shapingHeaders) return true;
+    return this.serverForRequest(req.headers).identity === session.identity;
+  }
+
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
-    const { identity, build } = this.serverForRequest(req.headers);
+    const { identity, shapingHeaders, build } = this.serverForRequest(req.headers);
     const release = this.sessions.reserve();
     if (!release) {
       throw new HttpProblem(
@@ -181,7 +188,7 @@ export class StatefulEndpoint {
       );
     }
     const server = build();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release();
@@ -191,7 +198,7 @@ export class StatefulEndpoint {
       },
     });
     // This initialize request is open until its answer is sent: the idle timer starts after it.
-    const session: Session = { transport, server, identity, openRequests: 1 };
+    const session: Session = { transport, server, identity, shapingHeaders, openRequests: 1 };
     transport.onclose = () => {
       this.sessions.remove(transport.sessionId ?? "");
       void server.close();

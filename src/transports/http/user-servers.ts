@@ -16,13 +16,31 @@ export interface RequestServer {
   /**
    * A digest of every header that shapes the server: a session is bound to the one it was opened with,
    * and refuses a request whose headers would make a different server (another user's key, say).
+   * Computed on first read: the stateless mode never needs it.
    */
-  identity: string;
+  readonly identity: string;
+  /** The raw values of those headers: equal values always make an equal identity, without a digest. */
+  readonly shapingHeaders: string;
   build(): Server;
 }
 
 /** Throws a 400 HttpProblem for a malformed header. */
 export type ServerForRequest = (headers: IncomingHttpHeaders) => RequestServer;
+
+/** Every header that shapes a request's server (userOverrides and sessionTools read only these). */
+const SHAPING_HEADERS = [
+  "x-api-key",
+  "x-project-id",
+  "x-workspace-id",
+  "x-mcp-toolsets",
+  "x-mcp-tools",
+  "x-mcp-read-only",
+];
+
+/** The raw values of the shaping headers, as one string to compare. */
+export function shapingHeadersOf(headers: IncomingHttpHeaders): string {
+  return SHAPING_HEADERS.map((name) => JSON.stringify(headers[name] ?? null)).join(",");
+}
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -82,11 +100,15 @@ export function perUserServers(
   return (headers) => {
     const overrides = userOverrides(headers);
     const tools = toolsFor(headers, serverTools);
-    const identity = createHash("sha256")
-      .update(JSON.stringify([overrides, [...tools]]))
-      .digest("hex");
+    let identity: string | undefined;
     return {
-      identity,
+      get identity() {
+        identity ??= createHash("sha256")
+          .update(JSON.stringify([overrides, [...tools]]))
+          .digest("hex");
+        return identity;
+      },
+      shapingHeaders: shapingHeadersOf(headers),
       build: () =>
         buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), { tools }),
     };
