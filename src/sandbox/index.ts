@@ -15,6 +15,7 @@ import {
   listTopics,
   listWebsites,
 } from "./analytics-listings.js";
+import type { AnalyticsIds } from "./analytics-types.js";
 import { type Account, type Body, type Ctx, RawReply, type SandboxState } from "./context.js";
 import { Rng } from "./random.js";
 import { queryRuns } from "./runs.js";
@@ -22,6 +23,7 @@ import { seedAnalytics } from "./seed-analytics.js";
 import { seedWorkspace } from "./seed-workspace.js";
 import { sentimentReport } from "./sentiments.js";
 import { queryTasks } from "./tasks.js";
+import type { WorkspaceIds } from "./types.js";
 import { HttpError } from "./validate.js";
 import { createComment, downloadUrl, serveFile, whoami } from "./workspace.js";
 
@@ -43,25 +45,12 @@ export interface SandboxOptions {
   now?: () => Date;
 }
 
-export interface SandboxIds {
-  workspaceProjects: string[];
-  forbiddenWorkspaceProjectId: string;
-  singleKeyWorkspaceProjectId: string;
-  analyticsProjects: string[];
-  forbiddenAnalyticsProjectId: string;
-  singleKeyAnalyticsProjectId: string;
-  taskId: string;
-  subtaskId: string;
-  agentId: string;
-  runId: string;
-  taskAttachmentId: string;
-  commentId: string;
-  commentAttachmentId: string;
-  workspaceId: string;
-  otherWorkspaceId: string;
-  /** The user behind SANDBOX_API_KEY. */
-  userId: string;
-}
+/** Well-known ids of the seeded data, for tests and demos. */
+export type SandboxIds = Omit<WorkspaceIds, "mainUserId" | "singleUserId"> &
+  AnalyticsIds & {
+    /** The user behind SANDBOX_API_KEY. */
+    userId: string;
+  };
 
 export interface Sandbox {
   url: string;
@@ -236,24 +225,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   state.baseUrl = url;
 
+  const { mainUserId, singleUserId: _singleUserId, ...workspaceIds } = workspace.ids;
   const ids: SandboxIds = {
-    workspaceProjects: [...workspace.ids.workspaceProjects],
-    forbiddenWorkspaceProjectId: workspace.ids.forbiddenWorkspaceProjectId,
-    singleKeyWorkspaceProjectId: workspace.ids.singleKeyWorkspaceProjectId,
+    ...workspaceIds,
+    workspaceProjects: [...workspaceIds.workspaceProjects],
+    ...analytics.ids,
     analyticsProjects: [...analytics.ids.analyticsProjects],
-    forbiddenAnalyticsProjectId: analytics.ids.forbiddenAnalyticsProjectId,
-    singleKeyAnalyticsProjectId: analytics.ids.singleKeyAnalyticsProjectId,
-    taskId: workspace.ids.taskId,
-    subtaskId: workspace.ids.subtaskId,
-    agentId: workspace.ids.agentId,
-    runId: workspace.ids.runId,
-    taskAttachmentId: workspace.ids.taskAttachmentId,
-    commentId: workspace.ids.commentId,
-    commentAttachmentId: workspace.ids.commentAttachmentId,
-    workspaceId: workspace.ids.workspaceId,
-    otherWorkspaceId: workspace.ids.otherWorkspaceId,
-    userId: workspace.ids.mainUserId,
+    userId: mainUserId,
   };
+
   return {
     url,
     workspaceBaseUrl: url,
