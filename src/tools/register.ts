@@ -17,7 +17,7 @@ import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
 import type { Report, SessionLog } from "../log.js";
-import { prepareResult, structuredResult } from "../prepared.js";
+import { prepareResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
@@ -150,7 +150,7 @@ export async function callTool(
   try {
     const body = structured(await upstreams.call(definition, parsed.data, context));
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(body);
+    return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends nothing for a cancelled request; the log shows the upstream request was dropped.
