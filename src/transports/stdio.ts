@@ -23,13 +23,17 @@ class PreparedStdioTransport extends StdioServerTransport {
   private readonly scheduled = () => this.flush();
 
   override send(message: JSONRPCMessage): Promise<void> {
-    this.pending.push(serializeLine(message));
-    if (!this.written) {
-      this.written = new Promise((resolve) => {
-        this.markWritten = resolve;
-      });
-      setImmediate(this.scheduled);
+    const line = serializeLine(message);
+    // A large answer (the tool list) gains nothing from company and would only be copied into it.
+    if (line.length >= SEPARATE_WRITE_CHARS) {
+      this.flush();
+      return writeOut(line);
     }
+    this.pending.push(line);
+    this.written ??= new Promise((resolve) => {
+      this.markWritten = resolve;
+      setImmediate(this.scheduled);
+    });
     return this.written;
   }
 
@@ -42,12 +46,19 @@ class PreparedStdioTransport extends StdioServerTransport {
   private flush(): void {
     if (this.pending.length === 0) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
-    const done = this.markWritten;
+    void writeOut(text).then(this.markWritten);
     this.pending = [];
     this.written = undefined;
-    if (process.stdout.write(text)) done();
-    else process.stdout.once("drain", done);
   }
+}
+
+const SEPARATE_WRITE_CHARS = 32 * 1024;
+
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(text)) resolve();
+    else process.stdout.once("drain", resolve);
+  });
 }
 
 export async function serveStdio(server: Server): Promise<RunningTransport> {
