@@ -55,4 +55,31 @@ describe("prepared results", () => {
     await once(child, "exit");
     expect(output).toBe(`${JSON.stringify({ result: TOOL_LIST, jsonrpc: "2.0", id: "list-1" })}\n`);
   });
+
+  it("answers sent in the same turn, large and small, arrive whole and in order", async () => {
+    const child = spawn(process.execPath, [CLI], {
+      env: { PATH: process.env.PATH },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    // pings are small answers that wait for the turn to end; the tool list is written at once.
+    const requests = [
+      ["a", "ping"],
+      ["b", "ping"],
+      ["c", "tools/list"],
+      ["d", "ping"],
+    ];
+    child.stdin.end(
+      requests.map(([id, method]) => `{"jsonrpc":"2.0","id":"${id}","method":"${method}"}\n`).join(""),
+    );
+    await once(child, "exit");
+    const expected = requests.map(
+      ([id, method]) =>
+        `${JSON.stringify({ result: method === "ping" ? {} : TOOL_LIST, jsonrpc: "2.0", id })}\n`,
+    );
+    expect(output).toBe(expected.join(""));
+  });
 });

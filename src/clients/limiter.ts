@@ -5,10 +5,19 @@ import { createHash } from "node:crypto";
 
 interface Lane {
   active: number;
-  /** Callers waiting for a slot; each is handed the slot of a finishing request. */
-  waiting: (() => void)[];
+  /** Calls waiting for a slot, first come first served; each starts in the slot of a finishing one. */
+  waiting: Waiting[];
 }
 
+interface Waiting {
+  start: () => void;
+  cancel: () => void;
+}
+
+/**
+ * A call with a free slot starts at once, and a finishing call starts the next waiting one in the
+ * same turn: no promise hop or await between a slot coming free and the next request being sent.
+ */
 export class KeyedLimiter {
   private readonly lanes = new Map<string, Lane>();
 
@@ -17,48 +26,62 @@ export class KeyedLimiter {
     return this.lanes.size;
   }
 
-  async run<T>(
-    key: string,
-    limit: number,
-    signal: AbortSignal | undefined,
-    task: () => Promise<T>,
-  ): Promise<T> {
+  run<T>(key: string, limit: number, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
     const id = createHash("sha256").update(key).digest("base64");
     let lane = this.lanes.get(id);
     if (!lane) {
       lane = { active: 0, waiting: [] };
       this.lanes.set(id, lane);
     }
-    if (lane.active < limit) lane.active++;
-    else await this.queue(id, lane, signal);
-    try {
-      return await task();
-    } finally {
-      this.release(id, lane);
+    if (lane.active < limit) {
+      lane.active++;
+      return this.start(id, lane, task);
     }
+    return this.queue(id, lane, signal, task);
   }
 
-  private queue(id: string, lane: Lane, signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        lane.waiting.splice(lane.waiting.indexOf(granted), 1);
-        if (lane.active === 0 && lane.waiting.length === 0) this.lanes.delete(id);
-        reject(signal?.reason);
+  /** Runs `task` in a slot already counted in `lane.active`, and frees the slot when it settles. */
+  private start<T>(id: string, lane: Lane, task: () => Promise<T>): Promise<T> {
+    const release = () => this.release(id, lane);
+    let running: Promise<T>;
+    try {
+      running = task();
+    } catch (error) {
+      release();
+      return Promise.reject(error);
+    }
+    running.then(release, release);
+    return running;
+  }
+
+  private queue<T>(
+    id: string,
+    lane: Lane,
+    signal: AbortSignal | undefined,
+    task: () => Promise<T>,
+  ): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const waiting: Waiting = {
+        start: () => {
+          signal?.removeEventListener("abort", waiting.cancel);
+          this.start(id, lane, task).then(resolve, reject);
+        },
+        cancel: () => {
+          lane.waiting.splice(lane.waiting.indexOf(waiting), 1);
+          if (lane.active === 0 && lane.waiting.length === 0) this.lanes.delete(id);
+          reject(signal?.reason);
+        },
       };
-      const granted = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      lane.waiting.push(granted);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      lane.waiting.push(waiting);
+      signal?.addEventListener("abort", waiting.cancel, { once: true });
     });
   }
 
   private release(id: string, lane: Lane): void {
     const next = lane.waiting.shift();
     if (next) {
-      next(); // the slot passes straight on: `active` stays the same
+      next.start(); // the slot passes straight on: `active` stays the same
       return;
     }
     lane.active--;
