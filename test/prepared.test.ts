@@ -8,6 +8,21 @@ import { TOOL_LIST } from "../src/tools/register.js";
 
 const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
 
+/** All the built server writes to stdout for `input`, sent at once before stdin closes. */
+async function stdioSession(input: string): Promise<string> {
+  const child = spawn(process.execPath, [CLI], {
+    env: { PATH: process.env.PATH },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  child.stdin.end(input);
+  await once(child, "exit");
+  return output;
+}
+
 describe("prepared results", () => {
   it("the tool list is prepared and its text is the JSON of the list", () => {
     expect(preparedJson(TOOL_LIST)).toBe(JSON.stringify(TOOL_LIST));
@@ -43,28 +58,11 @@ describe("prepared results", () => {
   });
 
   it("the built server answers tools/list over stdio with exactly those bytes", async () => {
-    const child = spawn(process.execPath, [CLI], {
-      env: { PATH: process.env.PATH },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    child.stdin.end('{"jsonrpc":"2.0","id":"list-1","method":"tools/list"}\n');
-    await once(child, "exit");
+    const output = await stdioSession('{"jsonrpc":"2.0","id":"list-1","method":"tools/list"}\n');
     expect(output).toBe(`${JSON.stringify({ result: TOOL_LIST, jsonrpc: "2.0", id: "list-1" })}\n`);
   });
 
   it("answers sent in the same turn, large and small, arrive whole and in order", async () => {
-    const child = spawn(process.execPath, [CLI], {
-      env: { PATH: process.env.PATH },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
     // pings are small answers that wait for the turn to end; the tool list is written at once.
     const requests = [
       ["a", "ping"],
@@ -72,10 +70,9 @@ describe("prepared results", () => {
       ["c", "tools/list"],
       ["d", "ping"],
     ];
-    child.stdin.end(
+    const output = await stdioSession(
       requests.map(([id, method]) => `{"jsonrpc":"2.0","id":"${id}","method":"${method}"}\n`).join(""),
     );
-    await once(child, "exit");
     const expected = requests.map(
       ([id, method]) =>
         `${JSON.stringify({ result: method === "ping" ? {} : TOOL_LIST, jsonrpc: "2.0", id })}\n`,
