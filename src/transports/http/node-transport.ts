@@ -155,9 +155,11 @@ export class NodeStreamableTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const requestId = isResponse(message) ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    // Each check is a schema parse of the whole message: made once per message.
+    const response = isResponse(message);
+    const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (requestId === undefined) {
-      if (isResponse(message)) {
+      if (response) {
         throw new Error(
           "Cannot send a response on a standalone SSE stream unless resuming a previous client request",
         );
@@ -170,11 +172,11 @@ export class NodeStreamableTransport implements Transport {
     if (!stream) return;
     const { res } = stream;
     const event = sseEvent(message);
-    if (isResponse(message)) {
+    if (response) {
       stream.unanswered.delete(requestId);
       this.streams.delete(requestId);
     }
-    if (!isResponse(message) || stream.unanswered.size > 0) {
+    if (!response || stream.unanswered.size > 0) {
       if (!res.headersSent) res.writeHead(200, this.sseHeaders());
       res.write(event);
       return;
