@@ -1,12 +1,27 @@
-// Results that never change (the tool list) serialised once: a transport that writes its own bytes
-// can send the prepared text instead of running JSON.stringify over ~48 KB on every request.
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+// Results whose JSON text is known before they are sent: the tool list, serialised once (not ~48 KB
+// of JSON.stringify per request), and each tool result, assembled around the one JSON.stringify of
+// the upstream body that its text block needs anyway (not a second pass over the same body).
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 const PREPARED = new WeakMap<object, string>();
 
 /** Marks `result` as constant and keeps its JSON text; returns `result` unchanged. */
 export function prepareResult<T extends object>(result: T): T {
   PREPARED.set(result, JSON.stringify(result));
+  return result;
+}
+
+/**
+ * A tool's answer: the body as a text block and as structuredContent. Its JSON text is exactly what
+ * JSON.stringify of the result would give (same keys, same order).
+ */
+export function structuredResult(body: Record<string, unknown>): CallToolResult {
+  const text = JSON.stringify(body);
+  const result: CallToolResult = { content: [{ type: "text", text }], structuredContent: body };
+  PREPARED.set(
+    result,
+    `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`,
+  );
   return result;
 }
 

@@ -1,10 +1,12 @@
-// Builds the MCP server: the same factory serves stdio, stateful HTTP and stateless HTTP.
+// Builds the MCP server: the same factory serves stdio, stateful HTTP and stateless HTTP. Each session
+// answers tool calls itself (session.ts) and builds the SDK Server below only for the rest.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Upstreams } from "./clients/index.js";
-import { SessionLog } from "./log.js";
+import type { SessionLog } from "./log.js";
+import { McpSession } from "./session.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, registerTools } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -41,8 +43,8 @@ export interface ServerOptions {
   tools?: ReadonlySet<string>;
 }
 
-export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
-  const tools = options.tools ?? ALL_TOOL_NAMES;
+/** The SDK's Server for what McpSession hands on: initialize, logging/setLevel, malformed calls. */
+function buildSdkServer(upstreams: Upstreams, tools: ReadonlySet<string>, sessionLog: SessionLog): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -51,7 +53,6 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       jsonSchemaValidator: sharedValidator,
     },
   );
-  const sessionLog = new SessionLog();
   // Replaces the SDK's own handler: the level lives with this session's log, which filters by it.
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     sessionLog.setClientLevel(request.params.level);
@@ -59,4 +60,10 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
   });
   registerTools(server, upstreams, tools, sessionLog);
   return server;
+}
+
+/** One MCP session: connect it to a transport (stdio, an HTTP session, a stateless request). */
+export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): McpSession {
+  const tools = options.tools ?? ALL_TOOL_NAMES;
+  return new McpSession(upstreams, tools, (sessionLog) => buildSdkServer(upstreams, tools, sessionLog));
 }

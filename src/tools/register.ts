@@ -2,7 +2,6 @@
 // and shapes the answer. Schemas are converted once, when this module loads, not per tools/list; each
 // distinct tool selection gets one prepared ListToolsResult, shared by every session that has it.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -10,14 +9,13 @@ import {
   type ListToolsResult,
   type ProgressToken,
   type ServerNotification,
-  type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
 import type { Report, SessionLog } from "../log.js";
-import { prepareResult } from "../prepared.js";
+import { prepareResult, structuredResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
@@ -89,17 +87,22 @@ export const TOOL_LIST: ListToolsResult = prepareResult({
 const MAX_CACHED_LISTS = 64;
 const toolLists = new Map<string, ListToolsResult>();
 
+/** Selections already looked up, by the Set itself: sessions of one configuration share their Set. */
+const listsBySelection = new WeakMap<ReadonlySet<string>, ListToolsResult>();
+
 /** The prepared tools/list answer of a selection, in table order. */
 export function toolListFor(enabled: ReadonlySet<string>): ListToolsResult {
+  const known = listsBySelection.get(enabled);
+  if (known) return known;
   const tools = TOOL_LIST.tools.filter((tool) => enabled.has(tool.name));
   const key = tools.map((tool) => tool.name).join(",");
-  if (tools.length === TOOL_LIST.tools.length) return TOOL_LIST;
-  let list = toolLists.get(key);
+  let list = tools.length === TOOL_LIST.tools.length ? TOOL_LIST : toolLists.get(key);
   if (!list) {
     if (toolLists.size >= MAX_CACHED_LISTS) toolLists.delete(toolLists.keys().next().value as string);
     list = prepareResult({ tools });
     toolLists.set(key, list);
   }
+  listsBySelection.set(enabled, list);
   return list;
 }
 
@@ -150,7 +153,7 @@ export async function callTool(
   try {
     const body = structured(await upstreams.call(definition, parsed.data, context));
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+    return structuredResult(body);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends nothing for a cancelled request; the log shows the upstream request was dropped.
@@ -163,22 +166,50 @@ export async function callTool(
   }
 }
 
-type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** Sends a notification on the call's own stream (over HTTP, the response stream the client reads). */
+export type CallNotify = (notification: ServerNotification) => Promise<void>;
 
 /** Progress notifications about retry waits, when the client gave a progressToken. */
-function retryProgress(token: ProgressToken | undefined, extra: HandlerExtra) {
+function retryProgress(token: ProgressToken | undefined, notify: CallNotify) {
   if (token === undefined) return undefined;
   return (notice: RetryNotice) => {
     const params = { progressToken: token, progress: notice.attempt, total: notice.maxAttempts };
-    extra
-      .sendNotification({
-        method: "notifications/progress",
-        params: { ...params, message: describeRetry(notice) },
-      })
-      .catch(() => {}); // a client gone mid-wait is handled by the abort signal
+    notify({ method: "notifications/progress", params: { ...params, message: describeRetry(notice) } }).catch(
+      () => {}, // a client gone mid-wait is handled by the abort signal
+    );
   };
 }
 
+/** The parts of tools/call params a call uses, however the request reached us. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: { progressToken?: ProgressToken };
+}
+
+/** What a call runs within: its session's tools and log, its abort signal and its notifications. */
+export interface CallScope {
+  enabled: ReadonlySet<string>;
+  sessionLog: SessionLog;
+  signal: AbortSignal;
+  notify: CallNotify;
+}
+
+/** One tools/call, answered the same way whichever path (ours or the SDK's) received it. */
+export function answerToolCall(
+  upstreams: Upstreams,
+  params: ToolCallParams,
+  { enabled, sessionLog, signal, notify }: CallScope,
+): Promise<CallToolResult> {
+  const onRetry = retryProgress(params._meta?.progressToken, notify);
+  const report = sessionLog.reporter(notify);
+  return callTool(upstreams, params.name, params.arguments, { signal, onRetry }, { enabled, report });
+}
+
+/**
+ * The same tools on the SDK's Server: it answers the calls that McpSession hands on (those it does not
+ * check by itself, e.g. with malformed params), with the SDK's own messages for what is wrong.
+ */
 export function registerTools(
   server: Server,
   upstreams: Upstreams,
@@ -188,13 +219,11 @@ export function registerTools(
   const list = toolListFor(enabled);
   server.setRequestHandler(ListToolsRequestSchema, () => list);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(
-      upstreams,
-      request.params.name,
-      request.params.arguments,
-      { signal: extra.signal, onRetry: retryProgress(request.params._meta?.progressToken, extra) },
-      // Over HTTP this puts the entry on the call's own response stream, which the client is reading.
-      { enabled, report: sessionLog.reporter(extra.sendNotification) },
-    ),
+    answerToolCall(upstreams, request.params, {
+      enabled,
+      sessionLog,
+      signal: extra.signal,
+      notify: extra.sendNotification,
+    }),
   );
 }

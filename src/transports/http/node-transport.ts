@@ -7,15 +7,12 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type MessageExtraInfo,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type CheckedMessage, checkMessage } from "../../jsonrpc.js";
 import { serializeLine } from "../../prepared.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
@@ -45,8 +42,14 @@ export interface NodeTransportOptions {
 }
 
 const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${serializeLine(message)}\n`;
-const isResponse = (message: JSONRPCMessage) =>
-  isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+/** Of a message this server sends (well formed by construction): a result or an error. */
+const isResponse = (message: JSONRPCMessage) => "result" in message || "error" in message;
+
+/** An initialize request; the SDK's full check runs only on what claims to be one. */
+const isInitialize = ({ kind, message }: CheckedMessage) =>
+  kind === "request" &&
+  (message as { method: string }).method === "initialize" &&
+  isInitializeRequest(message);
 
 export class NodeStreamableTransport implements Transport {
   sessionId?: string;
@@ -81,12 +84,15 @@ export class NodeStreamableTransport implements Transport {
         `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
       );
     }
-    const messages = parseMessages(body);
-    if (messages.some(isInitializeRequest)) this.initialize(messages);
+    const checked = checkMessages(body);
+    if (checked.some(isInitialize)) this.initialize(checked);
     else this.checkSession(req);
 
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
-    const requestIds = messages.filter(isJSONRPCRequest).map((message) => message.id);
+    const messages = checked.map((item) => item.message);
+    const requestIds = checked
+      .filter((item) => item.kind === "request")
+      .map((item) => (item.message as { id: RequestId }).id);
     if (requestIds.length === 0) {
       res.writeHead(202).end();
       for (const message of messages) this.onmessage?.(message, extra);
@@ -94,9 +100,22 @@ export class NodeStreamableTransport implements Transport {
     }
     const stream: RequestStream = { res, unanswered: new Set(requestIds) };
     for (const id of requestIds) this.streams.set(id, stream);
-    res.once("close", () => this.endStream(stream));
+    res.once("close", () => this.streamClosed(stream));
     for (const message of messages) this.onmessage?.(message, extra);
     if (stream.unanswered.size > 0 && !res.writableEnded) this.armKeepAlive(stream);
+  }
+
+  /**
+   * A client that drops the connection carrying its pending calls will never read their answers: they
+   * are cancelled as if it had sent notifications/cancelled, so their upstream requests stop at once.
+   */
+  private streamClosed(stream: RequestStream): void {
+    const dropped = stream.res.writableFinished ? [] : [...stream.unanswered];
+    this.endStream(stream);
+    for (const requestId of dropped) {
+      const params = { requestId, reason: "the client closed the connection" };
+      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+    }
   }
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
@@ -115,7 +134,7 @@ export class NodeStreamableTransport implements Transport {
     this.armKeepAlive(stream);
   }
 
-  private initialize(messages: JSONRPCMessage[]): void {
+  private initialize(messages: CheckedMessage[]): void {
     if (this.initialized && this.sessionId !== undefined) {
       throw new HttpProblem(400, RpcCode.invalidRequest, "Invalid Request: Server already initialized");
     }
@@ -155,7 +174,6 @@ export class NodeStreamableTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    // Each check is a schema parse of the whole message: made once per message.
     const response = isResponse(message);
     const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (requestId === undefined) {
@@ -230,15 +248,13 @@ function sessionNotFound(): HttpProblem {
   return new HttpProblem(404, RpcCode.sessionNotFound, "Session not found");
 }
 
-function parseMessages(body: unknown): JSONRPCMessage[] {
+function checkMessages(body: unknown): CheckedMessage[] {
   const raw = Array.isArray(body) ? body : [body];
-  const messages: JSONRPCMessage[] = [];
+  const checked: CheckedMessage[] = [];
   for (const item of raw) {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) {
-      throw new HttpProblem(400, RpcCode.parseError, "Parse error: Invalid JSON-RPC message");
-    }
-    messages.push(parsed.data);
+    const message = checkMessage(item);
+    if (!message) throw new HttpProblem(400, RpcCode.parseError, "Parse error: Invalid JSON-RPC message");
+    checked.push(message);
   }
-  return messages;
+  return checked;
 }

@@ -3,8 +3,8 @@
 // open (a slow call, the client's event stream) is never idle.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { McpSession } from "../../session.js";
 import type { RequestFacts } from "./body.js";
 import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
@@ -12,7 +12,7 @@ import { type ServerForRequest, shapingHeadersOf } from "./user-servers.js";
 
 export interface Session {
   transport: NodeStreamableTransport;
-  server: Server;
+  mcp: McpSession;
   /** See RequestServer.identity and shapingHeaders: of the request that opened the session. */
   identity: string;
   shapingHeaders: string;
@@ -105,23 +105,6 @@ export class SessionStore {
 
 const RETRY_AFTER_SECONDS = "30";
 
-/**
- * A client that drops the connection carrying its pending calls will never read their answers: cancel
- * them as if it had sent notifications/cancelled, so their upstream requests stop at once. (In the
- * stateless mode closing the request's own server does the same.)
- */
-function cancelOnDisconnect(res: ServerResponse, transport: NodeStreamableTransport, body: unknown) {
-  const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
-  if (ids.length === 0) return;
-  res.once("close", () => {
-    if (res.writableFinished) return;
-    for (const requestId of ids) {
-      const params = { requestId, reason: "the client closed the connection" };
-      transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params });
-    }
-  });
-}
-
 /** Serves /mcp requests in the stateful mode. */
 export class StatefulEndpoint {
   readonly sessions: SessionStore;
@@ -162,7 +145,6 @@ export class StatefulEndpoint {
     facts.session = sessionId;
     this.sessions.requestStarted(session);
     res.once("close", () => this.sessions.requestEnded(session));
-    cancelOnDisconnect(res, session.transport, body);
     await session.transport.handleRequest(req, res, body);
   }
 
@@ -187,7 +169,7 @@ export class StatefulEndpoint {
         { "retry-after": RETRY_AFTER_SECONDS },
       );
     }
-    const server = build();
+    const mcp = build();
     const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
@@ -198,17 +180,14 @@ export class StatefulEndpoint {
       },
     });
     // This initialize request is open until its answer is sent: the idle timer starts after it.
-    const session: Session = { transport, server, identity, shapingHeaders, openRequests: 1 };
-    transport.onclose = () => {
-      this.sessions.remove(transport.sessionId ?? "");
-      void server.close();
-    };
+    const session: Session = { transport, mcp, identity, shapingHeaders, openRequests: 1 };
+    mcp.onclose = () => this.sessions.remove(transport.sessionId ?? "");
     try {
-      await server.connect(transport);
+      await mcp.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       release();
-      if (!facts.session) void server.close();
+      if (!facts.session) void mcp.close();
     }
   }
 }

@@ -20,16 +20,13 @@ export class StatelessEndpoint {
         },
       );
     }
-    const server = this.serverForRequest(req.headers).build();
+    const session = this.serverForRequest(req.headers).build();
     const transport = new NodeStreamableTransport();
     res.once("close", () => {
-      // Answered: nothing is pending and the pair is simply dropped (closing one builds an McpError and
-      // its stack trace, ~4 % of a stateless call). Cut short: closing aborts the calls still running.
-      if (res.writableFinished) return;
-      void transport.close();
-      void server.close();
+      // Answered: nothing is pending and the pair is simply dropped. Cut short: closing stops the rest.
+      if (!res.writableFinished) void session.close();
     });
-    await server.connect(transport);
+    await session.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
