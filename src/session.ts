@@ -1,10 +1,10 @@
 // One MCP session on one transport: the stdio process, an HTTP session, or one stateless HTTP request.
 // What assistants send over and over (tools/call, tools/list, ping) is answered here. Everything else
-// (initialize, logging/setLevel, tasks, unknown methods, params this file does not vouch for) goes to
-// the SDK's Server, built on first need, which answers as it always does. The SDK's path parses each
-// request twice and each tool result once more with zod, copying them, through several promise hops:
-// about a third of the server's CPU time per call (README, Performance), for checks made here by hand
-// or not needed (the results are our own). A stateless tools/call never builds an SDK Server at all.
+// (initialize, logging/setLevel, task-augmented requests, unknown methods) goes to the SDK's Server,
+// built on first need, which answers as it always does. The SDK's path parses each request twice and
+// each tool result once more with zod, copying them, through several promise hops (README,
+// Performance, has what that cost), for checks made here by hand or not needed: the results are our
+// own. A stateless tools/call never builds an SDK Server at all.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   JSONRPCMessage,
@@ -19,9 +19,10 @@ import type { Upstreams } from "./clients/index.js";
 import { isRequestId } from "./jsonrpc.js";
 import { log, SessionLog } from "./log.js";
 import { redact } from "./tools/errors.js";
-import { ALL_TOOL_NAMES, answerToolCall, type ToolCallParams, toolListFor } from "./tools/register.js";
+import { answerToolCall, type ToolCallParams, toolListFor } from "./tools/register.js";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
 type Params = JSONRPCRequest["params"];
@@ -33,11 +34,32 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const involvesTasks = (params: Params) =>
   params?.task !== undefined || params?._meta?.[RELATED_TASK] !== undefined;
 
-/** tools/call params as the SDK's CallToolRequestSchema accepts them; undefined for anything else. */
-function toolCallParams(params: Params): ToolCallParams | undefined {
-  if (!params || typeof params.name !== "string") return undefined;
-  if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined;
-  return { name: params.name, arguments: params.arguments, _meta: params._meta };
+const kindOf = (value: unknown) =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+
+/** `arguments` as given, or decoded from the JSON text some clients send in its place. */
+function decodedArguments(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * The call tools/call params ask for, or what is wrong with them in words an assistant can act on
+ * (the SDK's own answer is an internal error quoting a zod issue list).
+ */
+function readToolCall(params: Params): ToolCallParams | string {
+  if (typeof params?.name !== "string") {
+    return `Invalid params: tools/call needs params.name, the name of a tool from tools/list (got ${kindOf(params?.name)})`;
+  }
+  const args = decodedArguments(params.arguments);
+  if (args !== undefined && !isRecord(args)) {
+    return `Invalid params: tools/call params.arguments must be an object of the tool's arguments (got ${kindOf(args)})`;
+  }
+  return { name: params.name, arguments: args, _meta: params._meta };
 }
 
 /** Builds the SDK Server that serves what McpSession does not; it shares the session's log. */
@@ -93,19 +115,28 @@ export class McpSession {
     if (isRequest || this.sdk) this.sdkTransport().onmessage?.(message, extra);
   }
 
-  /** Answers a request here when it is one of ours and well formed; false hands it to the SDK. */
+  /** Answers a request here when it is one of ours; false hands it to the SDK. */
   private answer({ id, method, params }: JSONRPCRequest): boolean {
     if (involvesTasks(params)) return false;
     switch (method) {
       case "tools/call": {
-        const call = toolCallParams(params);
-        if (call) this.call(id, call);
-        return call !== undefined;
+        const call = readToolCall(params);
+        if (typeof call === "string") this.fail(id, INVALID_PARAMS, call);
+        else this.call(id, call);
+        return true;
       }
       case "tools/list":
-        if (params?.cursor !== undefined && typeof params.cursor !== "string") return false;
-        this.toolList ??= toolListFor(this.tools);
-        this.reply(id, this.toolList);
+        if (params?.cursor !== undefined && typeof params.cursor !== "string") {
+          const got = kindOf(params.cursor);
+          this.fail(
+            id,
+            INVALID_PARAMS,
+            `Invalid params: tools/list params.cursor must be a string (got ${got})`,
+          );
+        } else {
+          this.toolList ??= toolListFor(this.tools);
+          this.reply(id, this.toolList);
+        }
         return true;
       case "ping":
         this.reply(id, {});
@@ -138,8 +169,11 @@ export class McpSession {
         if (signal.aborted) return;
         const text = redact(error instanceof Error ? error.message : String(error), this.upstreams.settings);
         log("error", "tool call crashed", { tool: params.name.slice(0, 100), error: text });
-        const message = "Internal error while answering tools/call: try again; if it persists, report it";
-        this.send({ jsonrpc: "2.0", id, error: { code: INTERNAL_ERROR, message } });
+        this.fail(
+          id,
+          INTERNAL_ERROR,
+          "Internal error while answering tools/call: try again; if it persists, report it",
+        );
       },
     );
   }
@@ -152,6 +186,10 @@ export class McpSession {
 
   private reply(id: RequestId, result: Result): void {
     void this.send({ result, jsonrpc: "2.0", id });
+  }
+
+  private fail(id: RequestId, code: number, message: string): void {
+    void this.send({ jsonrpc: "2.0", id, error: { code, message } });
   }
 
   private send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {

@@ -28,8 +28,9 @@ export class StdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  /** The start of a line whose newline has not arrived yet. */
-  private partial: Buffer | undefined;
+  /** The start of a line whose newline has not arrived yet, joined only when it has. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
   private pending: string[] = [];
   private written: Promise<void> | undefined;
   private markWritten: () => void = () => {};
@@ -70,16 +71,19 @@ export class StdioTransport implements Transport {
     this.stdin.off("data", this.ondata);
     this.stdin.off("error", this.onStdinError);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
-    this.partial = undefined;
+    this.partial = [];
+    this.partialBytes = 0;
     this.onclose?.();
   }
 
   private receive(chunk: Buffer): void {
     let start = 0;
     let newline = chunk.indexOf(NEWLINE);
-    if (newline >= 0 && this.partial) {
-      const line = Buffer.concat([this.partial, chunk.subarray(0, newline)]);
-      this.partial = undefined;
+    if (newline >= 0 && this.partial.length > 0) {
+      this.partial.push(chunk.subarray(0, newline));
+      const line = Buffer.concat(this.partial);
+      this.partial = [];
+      this.partialBytes = 0;
       this.deliver(line.toString("utf8"));
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
@@ -93,13 +97,14 @@ export class StdioTransport implements Transport {
   }
 
   private keepPartial(rest: Buffer): void {
-    const partial = this.partial ? Buffer.concat([this.partial, rest]) : Buffer.from(rest);
-    if (partial.length > MAX_LINE_BYTES) {
-      this.partial = undefined;
+    this.partialBytes += rest.length;
+    if (this.partialBytes > MAX_LINE_BYTES) {
+      this.partial = [];
+      this.partialBytes = 0;
       this.onerror?.(new Error(`stdin: a line of over ${MAX_LINE_BYTES} bytes was dropped`));
       return;
     }
-    this.partial = partial;
+    this.partial.push(rest);
   }
 
   private deliver(text: string): void {
