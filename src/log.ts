@@ -30,6 +30,11 @@ export function setLogLevel(level: LogLevel): void {
   stderrLevel = level;
 }
 
+/** Whether a line at `level` would be written: to skip building one that would not. */
+export function logs(level: LogLevel): boolean {
+  return atLeast(level, stderrLevel);
+}
+
 /** `warn` is accepted as another name for `warning`. */
 export function log(level: LogLevel | "warn", message: string, fields: Record<string, unknown> = {}): void {
   const mcpLevel = level === "warn" ? "warning" : level;

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HttpSettings } from "../config.js";
-import { log } from "../log.js";
+import { log, logs } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
 import { createGuards } from "./http/guards.js";
@@ -103,6 +103,7 @@ export async function serveHttp(
     const started = performance.now();
     const facts: RequestFacts = { method: req.method, path: (req.url ?? "/").split("?")[0] ?? "/" };
     res.once("close", () => {
+      if (!logs("info")) return;
       const duration_ms = Math.round(performance.now() - started);
       log("info", "request", { ...facts, status: res.statusCode, duration_ms });
     });

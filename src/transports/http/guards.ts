@@ -7,6 +7,7 @@ import { HttpProblem, RpcCode } from "./replies.js";
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 export const REALM = "agent-workspace-mcp";
+const MAX_REMEMBERED_HOSTS = 256;
 
 function hostnameOf(url: string): string | undefined {
   try {
@@ -51,11 +52,22 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
   const tokenDigest = http.authToken ? createHash("sha256").update(http.authToken).digest() : undefined;
 
   const refuse = (message: string) => new HttpProblem(403, RpcCode.serverError, message);
+  // Clients send the same Host on every request: parsing it as a URL once per value, not per request.
+  const hostVerdicts = new Map<string, boolean>();
+  const hostAllowed = (host: string) => {
+    let allowed = hostVerdicts.get(host);
+    if (allowed === undefined) {
+      allowed = allowedHosts.has(hostnameOf(`http://${host}`) ?? "");
+      if (hostVerdicts.size >= MAX_REMEMBERED_HOSTS) hostVerdicts.clear();
+      hostVerdicts.set(host, allowed);
+    }
+    return allowed;
+  };
 
   return {
     checkHostAndOrigin(req: IncomingMessage): void {
       const host = req.headers.host;
-      if (!host || !allowedHosts.has(hostnameOf(`http://${host}`) ?? "")) {
+      if (!host || !hostAllowed(host)) {
         throw refuse(`Forbidden: Host "${host ?? ""}" is not allowed (see --allowed-hosts)`);
       }
       const origin = req.headers.origin;

@@ -61,6 +61,7 @@ export class NodeStreamableTransport implements Transport {
   private standalone?: RequestStream;
   private initialized = false;
   private closed = false;
+  private headers?: OutgoingHttpHeaders;
 
   constructor(private readonly options: NodeTransportOptions = {}) {}
 
@@ -221,8 +222,11 @@ export class NodeStreamableTransport implements Transport {
     this.onclose?.();
   }
 
+  /** Made once: the session id is set at initialize, before any stream of the session is answered. */
   private sseHeaders(): OutgoingHttpHeaders {
-    return this.sessionId === undefined ? SSE_HEADERS : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
+    this.headers ??=
+      this.sessionId === undefined ? SSE_HEADERS : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
+    return this.headers;
   }
 
   private armKeepAlive(stream: RequestStream): void {
