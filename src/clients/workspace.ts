@@ -5,6 +5,7 @@ import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { type RetryPolicy, requestJson } from "./http.js";
 import type { CallContext } from "./index.js";
+import { keyDigest } from "./limiter.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
 
 const WHOAMI_PATH = "/api/v1/business/whoami";
@@ -16,6 +17,9 @@ interface WhoamiProject {
 }
 
 export class WorkspaceClient {
+  /** The key's in-flight lane, hashed on first use: settings (and so the key) never change. */
+  private lane: string | undefined;
+
   constructor(
     private readonly settings: UpstreamSettings,
     private readonly dispatcher: Dispatcher,
@@ -69,9 +73,17 @@ export class WorkspaceClient {
     }
     const withBody = method === "POST";
     if (withBody) headers["content-type"] = "application/json";
+    this.lane ??= keyDigest(headers["x-api-key"] ?? "");
     return requestJson(
       this.dispatcher,
-      { method, url: baseUrl + path, headers, body: withBody ? body : undefined, signal },
+      {
+        method,
+        url: baseUrl + path,
+        headers,
+        body: withBody ? body : undefined,
+        signal,
+        lane: this.lane,
+      },
       this.settings,
       policy,
     );
