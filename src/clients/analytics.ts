@@ -9,7 +9,7 @@ import type { CallContext } from "./index.js";
 import { keyDigest } from "./limiter.js";
 
 export class AnalyticsClient {
-  /** The key's in-flight lane, hashed on first use: settings (and so the key) never change. */
+  /** The key's in-flight lane (keyDigest), hashed on first use: a client's settings never change. */
   private lane: string | undefined;
 
   constructor(

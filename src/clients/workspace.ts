@@ -17,8 +17,7 @@ interface WhoamiProject {
 }
 
 export class WorkspaceClient {
-  /** The key's in-flight lane, hashed on first use: settings (and so the key) never change. */
-  private lane: string | undefined;
+  private apiKeyDigest: string | undefined;
 
   constructor(
     private readonly settings: UpstreamSettings,
@@ -73,7 +72,6 @@ export class WorkspaceClient {
     }
     const withBody = method === "POST";
     if (withBody) headers["content-type"] = "application/json";
-    this.lane ??= keyDigest(headers["x-api-key"] ?? "");
     return requestJson(
       this.dispatcher,
       {
@@ -82,18 +80,25 @@ export class WorkspaceClient {
         headers,
         body: withBody ? body : undefined,
         signal,
-        lane: this.lane,
+        lane: this.keyId(),
       },
       this.settings,
       policy,
     );
   }
 
+  /** The key as the limiter and the project cache know it: its digest, hashed once per client. */
+  private keyId(): string {
+    this.apiKeyDigest ??= keyDigest(this.settings.workspaceApiKey ?? "");
+    return this.apiKeyDigest;
+  }
+
   private impliedProject(workspaceId: string | undefined, { signal }: CallContext): Promise<string> {
-    const apiKey = this.settings.workspaceApiKey ?? "";
     // The lookup is shared by every call waiting on it, so no one caller's cancellation may abort it
     // (it is bounded by the upstream timeout); each caller stops waiting when its own call is cancelled.
-    const lookup = this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId));
+    const lookup = this.impliedProjects.get(this.keyId(), workspaceId, () =>
+      this.lookUpOnlyProject(workspaceId),
+    );
     return signal ? untilAborted(lookup, signal) : lookup;
   }
 
