@@ -110,6 +110,7 @@ function requestOnce(
   limits: UpstreamLimits,
   signal: AbortSignal | undefined,
 ): Promise<unknown> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     dispatcher.dispatch(
       options,
@@ -121,8 +122,9 @@ function requestOnce(
 /**
  * Collects one answer straight from undici's callbacks (no body stream, no abort signal of its own)
  * and settles once: with the parsed body, a typed error, the caller's abort reason, or a timeout.
- * The timeout runs from dispatch to the last byte, so it also stops a slow drip; an abort closes
- * the socket through the controller undici hands over, or as soon as it does.
+ * The timeout runs from dispatch to the last byte, so it also stops a slow drip. An abort settles at
+ * once and closes the socket through the controller undici hands over, or, for a request still
+ * waiting for a connection, as soon as undici starts it (onRequestStart), before anything is sent.
  */
 class AnswerHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
@@ -142,9 +144,8 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly signal: AbortSignal | undefined,
   ) {
     this.timer = setTimeout(AnswerHandler.timeOut, limits.timeoutMs, this);
-    if (signal?.aborted) this.stop(signal.reason);
     // The handler is its own listener (handleEvent): no closure per attempt.
-    else signal?.addEventListener("abort", this);
+    signal?.addEventListener("abort", this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
