@@ -9,8 +9,8 @@ import type { CallContext } from "./index.js";
 import { keyDigest } from "./limiter.js";
 
 export class AnalyticsClient {
-  /** The key's in-flight lane (keyDigest), hashed on first use: a client's settings never change. */
-  private lane: string | undefined;
+  /** The key as the limiter knows it (keyDigest), hashed on first use: a client's settings never change. */
+  private apiKeyDigest: string | undefined;
 
   constructor(
     private readonly settings: UpstreamSettings,
@@ -33,7 +33,7 @@ export class AnalyticsClient {
       );
     }
     const body = definition.projectScoped ? this.withProject(args) : args;
-    this.lane ??= keyDigest(apiKey);
+    this.apiKeyDigest ??= keyDigest(apiKey);
     return requestJson(
       this.dispatcher,
       {
@@ -42,7 +42,7 @@ export class AnalyticsClient {
         headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },
         body,
         signal,
-        lane: this.lane,
+        lane: this.apiKeyDigest,
       },
       this.settings,
       { repeatable: definition.readOnly, onRetry },

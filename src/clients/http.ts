@@ -80,9 +80,6 @@ export function requestJson(
   });
 }
 
-/** Answer headers as undici parses them. */
-type AnswerHeaders = Dispatcher.ResponseData["headers"];
-
 interface Target {
   origin: string;
   path: string;
@@ -118,6 +115,9 @@ function requestOnce(
     );
   });
 }
+
+/** Answer headers as undici parses them. */
+type AnswerHeaders = Dispatcher.ResponseData["headers"];
 
 /**
  * Collects one answer straight from undici's callbacks (no body stream, no abort signal of its own)

@@ -4,7 +4,7 @@
 // memory follows the keys in use.
 import { createHash } from "node:crypto";
 
-/** The name of an API key's lane: the limiter never sees the key itself. */
+/** An API key as the limiter and the implied-project cache hold it: they never see the key itself. */
 export function keyDigest(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("base64");
 }
