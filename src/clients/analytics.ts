@@ -6,8 +6,12 @@ import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson } from "./http.js";
 import type { CallContext } from "./index.js";
+import { keyDigest } from "./limiter.js";
 
 export class AnalyticsClient {
+  /** The key as the limiter knows it (keyDigest), hashed on first use: a client's settings never change. */
+  private apiKeyDigest: string | undefined;
+
   constructor(
     private readonly settings: UpstreamSettings,
     private readonly dispatcher: Dispatcher,
@@ -29,6 +33,7 @@ export class AnalyticsClient {
       );
     }
     const body = definition.projectScoped ? this.withProject(args) : args;
+    this.apiKeyDigest ??= keyDigest(apiKey);
     return requestJson(
       this.dispatcher,
       {
@@ -37,6 +42,7 @@ export class AnalyticsClient {
         headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },
         body,
         signal,
+        lane: this.apiKeyDigest,
       },
       this.settings,
       { repeatable: definition.readOnly, onRetry },

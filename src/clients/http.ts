@@ -18,6 +18,8 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
+  lane: string;
 }
 
 /** How one call may be repeated, and who hears about it. */
@@ -34,9 +36,9 @@ export type UpstreamLimits = Pick<
 
 /**
  * One pool for every upstream, built with the same maxResponseBytes the clients are given: undici
- * enforces that cap (maxResponseSize) as bytes arrive, and closes the socket. The time bound is an
- * abort signal per attempt instead of headersTimeout/bodyTimeout, because those restart with every
- * byte and so never stop a slow drip.
+ * enforces that cap (maxResponseSize) as bytes arrive, and closes the socket. The time bound is a timer
+ * per attempt instead of headersTimeout/bodyTimeout, because those restart with every byte and so
+ * never stop a slow drip.
  */
 export function createDispatcher(limits: Partial<Pick<UpstreamSettings, "maxResponseBytes">> = {}): Agent {
   return new Agent({
@@ -56,75 +58,159 @@ export function requestJson(
   limits: UpstreamLimits,
   policy: RetryPolicy,
 ): Promise<unknown> {
-  const key = request.headers["x-api-key"] ?? "";
+  const { origin, path } = targetOf(request.url);
+  // Built once for every attempt: undici copies what it needs from it.
+  const options: Dispatcher.DispatchOptions = {
+    origin,
+    path,
+    method: request.method,
+    headers: request.headers,
+    body: request.body === undefined ? null : JSON.stringify(request.body),
+  };
+  const { signal } = request;
   const sendOnce = () =>
-    inFlightPerKey.run(key, limits.concurrency, request.signal, () =>
-      requestOnce(dispatcher, request, limits),
+    inFlightPerKey.run(request.lane, limits.concurrency, signal, () =>
+      requestOnce(dispatcher, options, limits, signal),
     );
   return withRetries(sendOnce, {
     repeatable: policy.repeatable,
     budgetMs: limits.retryBudgetMs,
-    signal: request.signal,
+    signal,
     onRetry: policy.onRetry,
   });
 }
 
-async function requestOnce(dispatcher: Dispatcher, request: UpstreamRequest, limits: UpstreamLimits) {
-  const { timeoutMs } = limits;
-  const url = new URL(request.url);
-  const attempt = boundedAttempt(timeoutMs, request.signal);
-  let response: Dispatcher.ResponseData;
-  let text: string;
-  try {
-    response = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: request.method,
-      headers: request.headers,
-      body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal: attempt.signal,
-    });
-    text = await response.body.text();
-  } catch (error) {
-    if (request.signal?.aborted) throw request.signal.reason ?? error;
-    if (attempt.timedOut()) throw new UpstreamNetworkError(url.origin, "timeout", timeoutMs);
-    if (errorCode(error) === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
-      throw new UpstreamTooLargeError(limits.maxResponseBytes);
-    }
-    throw new UpstreamNetworkError(url.origin, networkCode(error));
-  } finally {
-    attempt.done();
-  }
-  return parseAnswer(response, text);
+interface Target {
+  origin: string;
+  path: string;
 }
+
+/** Bounds the cache below; base URLs come from the environment and paths from the endpoint tables. */
+const MAX_TARGETS = 256;
+const targets = new Map<string, Target>();
+
+/** The origin and path of a URL, parsed once per URL rather than once per request. */
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
+function requestOnce(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  limits: UpstreamLimits,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    dispatcher.dispatch(
+      options,
+      new AnswerHandler(resolve, reject, options.origin as string, limits, signal),
+    );
+  });
+}
+
+/** Answer headers as undici parses them. */
+type AnswerHeaders = Dispatcher.ResponseData["headers"];
 
 /**
- * One signal for an attempt, aborted by its time bound or by the caller's signal: a plain timer and a
- * listener, cheaper per request than AbortSignal.timeout plus AbortSignal.any, and cleared at once.
+ * Collects one answer straight from undici's callbacks (no body stream, no abort signal of its own)
+ * and settles once: with the parsed body, a typed error, the caller's abort reason, or a timeout.
+ * The timeout runs from dispatch to the last byte, so it also stops a slow drip. An abort settles at
+ * once and closes the socket through the controller undici hands over, or, for a request still
+ * waiting for a connection, as soon as undici starts it (onRequestStart), before anything is sent.
  */
-function boundedAttempt(timeoutMs: number, callerSignal: AbortSignal | undefined) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException("The upstream request timed out", "TimeoutError"));
-  }, timeoutMs);
-  const onCallerAbort = () => controller.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    done() {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
-    },
-  };
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private statusCode = 0;
+  private headers: AnswerHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private settled = false;
+  /** Why the attempt was stopped before its answer: handed to the controller as the abort reason. */
+  private stopReason: unknown;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly origin: string,
+    private readonly limits: UpstreamLimits,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(AnswerHandler.timeOut, limits.timeoutMs, this);
+    // The handler is its own listener (handleEvent): no closure per attempt.
+    signal?.addEventListener("abort", this);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(this.stopReason as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHeaders) {
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (!this.settle()) return;
+    const { chunks } = this;
+    const text = chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
+    try {
+      this.resolve(parseAnswer(this.statusCode, this.headers, text));
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (!this.settle()) return;
+    this.reject(
+      errorCode(error) === "UND_ERR_RES_EXCEEDED_MAX_SIZE"
+        ? new UpstreamTooLargeError(this.limits.maxResponseBytes)
+        : new UpstreamNetworkError(this.origin, networkCode(error)),
+    );
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.stop(this.signal?.reason);
+  }
+
+  /** Rejects with `reason` and closes the socket now, or when undici starts the request. */
+  private stop(reason: unknown): void {
+    if (!this.settle()) return;
+    this.stopReason = reason;
+    this.reject(reason);
+    this.controller?.abort(reason as Error);
+  }
+
+  private static timeOut(handler: AnswerHandler): void {
+    handler.stop(new UpstreamNetworkError(handler.origin, "timeout", handler.limits.timeoutMs));
+  }
+
+  /** True the first time: clears the timer and the listener, so the attempt holds nothing after. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener("abort", this);
+    return true;
+  }
 }
 
-function parseAnswer(response: Dispatcher.ResponseData, text: string): unknown {
+function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): unknown {
   const parsed = parseBody(text);
-  const { statusCode, headers } = response;
   if (statusCode < 200 || statusCode >= 300) {
     const retryAfter = headers["retry-after"];
     throw new UpstreamHttpError(

@@ -1,7 +1,13 @@
 // At most N upstream requests in flight per API key, the rest queued first come, first served, so a
-// burst from one assistant does not set off a storm of 429s. Keys are held only as sha256 digests,
-// and a key's lane is dropped as soon as it is idle, so memory follows the keys in use.
+// burst from one assistant does not set off a storm of 429s. Keys arrive as sha256 digests (keyDigest,
+// computed once per client, not per request), and a key's lane is dropped as soon as it is idle, so
+// memory follows the keys in use.
 import { createHash } from "node:crypto";
+
+/** An API key as the limiter and the implied-project cache hold it: they never see the key itself. */
+export function keyDigest(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("base64");
+}
 
 interface Lane {
   active: number;
@@ -26,8 +32,8 @@ export class KeyedLimiter {
     return this.lanes.size;
   }
 
-  run<T>(key: string, limit: number, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
-    const id = createHash("sha256").update(key).digest("base64");
+  /** `id` names the lane: a key's digest (keyDigest). */
+  run<T>(id: string, limit: number, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
     let lane = this.lanes.get(id);
     if (!lane) {
       lane = { active: 0, waiting: [] };

@@ -1,7 +1,5 @@
 // The default project whoami implies, per API key and workspace, shared by every client of the process:
 // in stateless HTTP mode each request builds fresh clients, and the lookup must not repeat per request.
-import { createHash } from "node:crypto";
-
 export interface ProjectCacheOptions {
   /** Entries kept at most; the least recently used goes first. */
   maxEntries?: number;
@@ -28,12 +26,12 @@ export class ImpliedProjectCache {
     return this.entries.size;
   }
 
-  /** The cached lookup for this key and workspace, or `lookUp()` run once and remembered unless it fails. */
-  get(apiKey: string, workspaceId: string | undefined, lookUp: () => Promise<string>): Promise<string> {
-    // Keyed by a hash: the raw key is kept nowhere it could be dumped or logged.
-    const id = createHash("sha256")
-      .update(`${apiKey}\0${workspaceId ?? ""}`)
-      .digest("hex");
+  /**
+   * The cached lookup for this key and workspace, or `lookUp()` run once and remembered unless it fails.
+   * `keyId` is the API key's digest (keyDigest), so the raw key is kept nowhere it could be dumped or logged.
+   */
+  get(keyId: string, workspaceId: string | undefined, lookUp: () => Promise<string>): Promise<string> {
+    const id = `${keyId}\0${workspaceId ?? ""}`;
     const cached = this.entries.get(id);
     const now = Date.now();
     if (cached && cached.expiresAt > now) {

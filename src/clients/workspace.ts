@@ -5,6 +5,7 @@ import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { type RetryPolicy, requestJson } from "./http.js";
 import type { CallContext } from "./index.js";
+import { keyDigest } from "./limiter.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
 
 const WHOAMI_PATH = "/api/v1/business/whoami";
@@ -16,6 +17,8 @@ interface WhoamiProject {
 }
 
 export class WorkspaceClient {
+  private apiKeyDigest: string | undefined;
+
   constructor(
     private readonly settings: UpstreamSettings,
     private readonly dispatcher: Dispatcher,
@@ -71,17 +74,31 @@ export class WorkspaceClient {
     if (withBody) headers["content-type"] = "application/json";
     return requestJson(
       this.dispatcher,
-      { method, url: baseUrl + path, headers, body: withBody ? body : undefined, signal },
+      {
+        method,
+        url: baseUrl + path,
+        headers,
+        body: withBody ? body : undefined,
+        signal,
+        lane: this.keyId(),
+      },
       this.settings,
       policy,
     );
   }
 
+  /** The key as the limiter and the project cache know it: its digest, hashed once per client. */
+  private keyId(): string {
+    this.apiKeyDigest ??= keyDigest(this.settings.workspaceApiKey ?? "");
+    return this.apiKeyDigest;
+  }
+
   private impliedProject(workspaceId: string | undefined, { signal }: CallContext): Promise<string> {
-    const apiKey = this.settings.workspaceApiKey ?? "";
     // The lookup is shared by every call waiting on it, so no one caller's cancellation may abort it
     // (it is bounded by the upstream timeout); each caller stops waiting when its own call is cancelled.
-    const lookup = this.impliedProjects.get(apiKey, workspaceId, () => this.lookUpOnlyProject(workspaceId));
+    const lookup = this.impliedProjects.get(this.keyId(), workspaceId, () =>
+      this.lookUpOnlyProject(workspaceId),
+    );
     return signal ? untilAborted(lookup, signal) : lookup;
   }
 
