@@ -112,10 +112,16 @@ export class HttpMcpDriver implements McpDriver {
   }
 }
 
-/** The id of a response line: at its end as the SDK writes results, else found by parsing it. */
+/**
+ * The id of a response line: read from its end, where the SDK and this server write it for results
+ * (no scan of a 48 KB line), else found by parsing the line.
+ */
 function idOf(line: string): number | undefined {
-  const tail = /"id":(\d+)}$/.exec(line);
-  if (tail) return Number(tail[1]);
+  if (line.endsWith("}")) {
+    const key = line.lastIndexOf('"id":');
+    const id = key < 0 ? Number.NaN : Number(line.slice(key + 5, -1));
+    if (Number.isInteger(id)) return id;
+  }
   const { id } = JSON.parse(line) as { id?: unknown };
   return typeof id === "number" ? id : undefined;
 }
@@ -137,23 +143,36 @@ export class StdioMcpDriver implements McpDriver {
     return new StdioMcpDriver(spawn(process.execPath, args, { env, stdio: ["pipe", "pipe", "ignore"] }));
   }
 
+  /** Only the new chunk is searched for newlines; a line's start waits in `buffered`. */
   private receive(chunk: string): void {
-    this.buffered += chunk;
-    let newline = this.buffered.indexOf("\n");
+    let start = 0;
+    let newline = chunk.indexOf("\n");
     while (newline >= 0) {
-      const line = this.buffered.slice(0, newline);
-      this.buffered = this.buffered.slice(newline + 1);
+      const line = this.buffered + chunk.slice(start, newline);
+      this.buffered = "";
       const id = line ? idOf(line) : undefined;
       if (id !== undefined) {
         this.pending.get(id)?.(line);
         this.pending.delete(id);
       }
-      newline = this.buffered.indexOf("\n");
+      start = newline + 1;
+      newline = chunk.indexOf("\n", start);
     }
+    this.buffered += chunk.slice(start);
   }
 
+  /**
+   * Requests made in one turn (the next calls of every answer that arrived together) leave in one
+   * pipe write, as a client multiplexing calls on one pipe would send them, not a system call each.
+   */
   private send(message: Record<string, unknown>): void {
-    this.child.stdin?.write(`${JSON.stringify(message)}\n`);
+    const stdin = this.child.stdin;
+    if (!stdin) return;
+    if (stdin.writableCorked === 0) {
+      stdin.cork();
+      process.nextTick(() => stdin.uncork());
+    }
+    stdin.write(`${JSON.stringify(message)}\n`);
   }
 
   /**

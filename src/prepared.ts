@@ -1,7 +1,8 @@
 // Results whose JSON text is known before they are sent: the tool list, serialised once (not ~48 KB
-// of JSON.stringify per request), and each tool result, assembled around the one JSON.stringify of
-// the upstream body that its text block needs anyway (not a second pass over the same body).
+// of JSON.stringify per request), and each tool result, assembled around the JSON text of the
+// upstream body that its text block carries anyway (not a second pass over the same body).
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { knownJsonText } from "./json-text.js";
 
 const PREPARED = new WeakMap<object, string>();
 
@@ -12,11 +13,12 @@ export function prepareResult<T extends object>(result: T): T {
 }
 
 /**
- * A tool's answer: the body as a text block and as structuredContent. Its JSON text is exactly what
- * JSON.stringify of the result would give (same keys, same order).
+ * A tool's answer: the body as a text block and as structuredContent. Its JSON text is what
+ * JSON.stringify of the result gives (same keys, same order), with the upstream's own text of the body
+ * where there is one (json-text.ts): the same value for any reader.
  */
 export function structuredResult(body: Record<string, unknown>): CallToolResult {
-  const text = JSON.stringify(body);
+  const text = knownJsonText(body) ?? JSON.stringify(body);
   const result: CallToolResult = { content: [{ type: "text", text }], structuredContent: body };
   PREPARED.set(
     result,

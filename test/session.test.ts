@@ -9,17 +9,24 @@ import { CLI, childEnv, type Recorder, startRecorder } from "./helpers.js";
 const KEY = "sk-session-test-key";
 const WHOAMI = { user: { id: "u1" }, projects: [] };
 
+/** whoami answers by the key asked with: JSON as JSON.stringify writes it, spaced on one line, or indented. */
+const BODIES: Record<string, string> = {
+  [KEY]: JSON.stringify(WHOAMI),
+  "sk-spaced": '  {"user": {"id": "u1"}, "projects": [ ]}\n',
+  "sk-indented": JSON.stringify(WHOAMI, null, 2),
+};
+
 let upstream: Recorder;
 
 beforeAll(async () => {
-  upstream = await startRecorder(() => ({ body: WHOAMI }));
+  upstream = await startRecorder((request) => ({ body: BODIES[String(request.headers["x-api-key"])] }));
 });
 afterAll(() => upstream.close());
 
 /** The server's answer lines for `messages`, written at once; stdin closes after the last answer. */
-async function exchange(messages: object[], answers: number): Promise<string[]> {
+async function exchange(messages: object[], answers: number, key = KEY): Promise<string[]> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI], {
-    env: childEnv({ WORKSPACE_BASE_URL: upstream.url, WORKSPACE_API_KEY: KEY, LOG_LEVEL: "error" }),
+    env: childEnv({ WORKSPACE_BASE_URL: upstream.url, WORKSPACE_API_KEY: key, LOG_LEVEL: "error" }),
   });
   const lines: string[] = [];
   let buffered = "";
@@ -120,5 +127,24 @@ describe("McpSession over stdio", () => {
       error: { code: -32603, message: "Server does not support task creation (required for tools/call)" },
     });
     expect(upstream.requests.length).toBe(before);
+  });
+
+  it("carries the upstream's own JSON text when it is one line, and JSON.stringify of the body otherwise", async () => {
+    const call = request(1, "tools/call", { name: "whoami", arguments: {} });
+    const [spaced] = await exchange([call], 1, "sk-spaced");
+    const text = '{"user": {"id": "u1"}, "projects": [ ]}';
+    expect(spaced).toBe(
+      `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}},"jsonrpc":"2.0","id":1}`,
+    );
+    expect(JSON.parse(spaced!).result.structuredContent).toEqual(WHOAMI);
+    const [indented] = await exchange([call], 1, "sk-indented");
+    const compact = JSON.stringify(WHOAMI);
+    expect(indented).toBe(
+      JSON.stringify({
+        result: { content: [{ type: "text", text: compact }], structuredContent: WHOAMI },
+        jsonrpc: "2.0",
+        id: 1,
+      }),
+    );
   });
 });

@@ -3,6 +3,7 @@
 // turned into a typed error (errors.ts) that tools/errors.ts explains to the assistant.
 import { Agent, type Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
+import { rememberJsonText } from "../json-text.js";
 import {
   UpstreamBodyError,
   UpstreamHttpError,
@@ -223,6 +224,7 @@ function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): 
     const contentType = headers["content-type"];
     throw new UpstreamBodyError(statusCode, excerptOf(String(contentType ?? "none")), excerptOf(text));
   }
+  rememberJsonText(parsed.value, text);
   return parsed.value;
 }
 
