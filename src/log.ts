@@ -9,7 +9,7 @@ import { SERVER_NAME } from "./version.js";
 process.stderr.on("error", () => {});
 
 /** MCP's levels, least severe first; a client may ask for any of them. */
-const SEVERITY: readonly LoggingLevel[] = [
+export const LOGGING_LEVELS: readonly LoggingLevel[] = [
   "debug",
   "info",
   "notice",
@@ -20,8 +20,11 @@ const SEVERITY: readonly LoggingLevel[] = [
   "emergency",
 ];
 
+export const isLoggingLevel = (value: unknown): value is LoggingLevel =>
+  LOGGING_LEVELS.includes(value as LoggingLevel);
+
 const atLeast = (level: LoggingLevel, threshold: LoggingLevel) =>
-  SEVERITY.indexOf(level) >= SEVERITY.indexOf(threshold);
+  LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(threshold);
 
 let stderrLevel: LogLevel = "info";
 

@@ -1,38 +1,61 @@
 // One MCP session on one transport: the stdio process, an HTTP session, or one stateless HTTP request.
-// What assistants send over and over (tools/call, tools/list, ping) is answered here. Everything else
-// (initialize, logging/setLevel, task-augmented requests, unknown methods) goes to the SDK's Server,
-// built on first need, which answers as it always does. The SDK's path parses each request twice and
-// each tool result once more with zod, copying them, through several promise hops (README,
-// Performance, has what that cost), for checks made here by hand or not needed: the results are our
-// own. A stateless tools/call never builds an SDK Server at all.
+// It answers every request this server's capabilities (tools, logging) call for: initialize, ping,
+// tools/list, tools/call, logging/setLevel, and cancellations; anything else is "Method not found".
+// The SDK's Server did this before. Answering here is what made calls cheap: the SDK parsed each
+// request twice and each tool result once more with zod, copying them, through several promise hops,
+// and loading it (with Ajv and its zod schemas of every MCP message) was a third of start-up
+// (README, Performance, has the figures). Its wire behaviour is kept: same results, same key order,
+// no answer to a cancelled request, and errors a client can act on where it quoted zod issues.
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
+  Implementation,
+  InitializeResult,
   JSONRPCMessage,
   JSONRPCRequest,
   ListToolsResult,
-  MessageExtraInfo,
   RequestId,
   Result,
+  ServerCapabilities,
   ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Upstreams } from "./clients/index.js";
 import { isRequestId } from "./jsonrpc.js";
-import { log, SessionLog } from "./log.js";
+import { isLoggingLevel, LOGGING_LEVELS, log, SessionLog } from "./log.js";
 import { redact } from "./tools/errors.js";
 import { answerToolCall, type ToolCallParams, toolListFor } from "./tools/register.js";
 
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
+/**
+ * The SDK's LATEST_PROTOCOL_VERSION and SUPPORTED_PROTOCOL_VERSIONS, copied so that answering initialize
+ * does not load the SDK's message schemas; test/session.test.ts fails when the SDK's change.
+ */
+export const LATEST_PROTOCOL_VERSION = "2025-11-25";
+export const SUPPORTED_PROTOCOL_VERSIONS = [
+  LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
+
+const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
+const INVALID_INITIALIZE =
+  "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities (an object) and params.clientInfo with a name and a version (strings)";
+const INVALID_LEVEL = `Invalid params: logging/setLevel params.level must be one of ${LOGGING_LEVELS.join(", ")}`;
+
 type Params = JSONRPCRequest["params"];
+
+/** What initialize answers with. */
+export interface ServerIdentity {
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions: string;
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
-
-/** Task-augmented requests and task-related ones are the SDK's to refuse or serve. */
-const involvesTasks = (params: Params) =>
-  params?.task !== undefined || params?._meta?.[RELATED_TASK] !== undefined;
 
 const kindOf = (value: unknown) =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
@@ -47,10 +70,7 @@ function decodedArguments(value: unknown): unknown {
   }
 }
 
-/**
- * The call tools/call params ask for, or what is wrong with them in words an assistant can act on
- * (the SDK's own answer is an internal error quoting a zod issue list).
- */
+/** The call tools/call params ask for, or what is wrong with them in words an assistant can act on. */
 function readToolCall(params: Params): ToolCallParams | string {
   if (typeof params?.name !== "string") {
     return `Invalid params: tools/call needs params.name, the name of a tool from tools/list (got ${kindOf(params?.name)})`;
@@ -62,18 +82,23 @@ function readToolCall(params: Params): ToolCallParams | string {
   return { name: params.name, arguments: args, _meta: params._meta };
 }
 
-/** Builds the SDK Server that serves what McpSession does not; it shares the session's log. */
-export type SdkServerFactory = (sessionLog: SessionLog) => {
-  connect(transport: Transport): Promise<void>;
-};
+/** The protocol version well-formed initialize params ask for; undefined for malformed ones. */
+function requestedVersion(params: Params): string | undefined {
+  const info = params?.clientInfo;
+  const wellFormed =
+    typeof params?.protocolVersion === "string" &&
+    isRecord(params.capabilities) &&
+    isRecord(info) &&
+    typeof info.name === "string" &&
+    typeof info.version === "string";
+  return wellFormed ? (params.protocolVersion as string) : undefined;
+}
 
 export class McpSession {
   /** Called once, when the transport has closed. */
   onclose?: () => void;
 
   private transport?: Transport;
-  /** What the SDK Server is connected to, once it is built: our transport, seen through a facade. */
-  private sdk?: Transport;
   private readonly calls = new Map<RequestId, AbortController>();
   private readonly sessionLog = new SessionLog();
   private toolList?: ListToolsResult;
@@ -81,17 +106,14 @@ export class McpSession {
   constructor(
     private readonly upstreams: Upstreams,
     private readonly tools: ReadonlySet<string>,
-    private readonly buildSdkServer: SdkServerFactory,
+    private readonly identity: ServerIdentity,
   ) {}
 
   async connect(transport: Transport): Promise<void> {
     this.transport = transport;
-    transport.onmessage = (message, extra) => this.receive(message, extra);
-    transport.onclose = () => this.ended();
-    transport.onerror = (error) => {
-      log("warning", "transport error", { error: error.message });
-      this.sdk?.onerror?.(error);
-    };
+    transport.onmessage = (message) => this.receive(message);
+    transport.onclose = () => this.transportClosed();
+    transport.onerror = (error) => log("warning", "transport error", { error: error.message });
     await transport.start();
   }
 
@@ -99,51 +121,70 @@ export class McpSession {
     return this.transport?.close() ?? Promise.resolve();
   }
 
-  /** Calls being answered here: for tests that check none is left behind. */
-  get callsInFlight(): number {
-    return this.calls.size;
+  /**
+   * `message` has passed the transport's JSON-RPC check (jsonrpc.ts). Of notifications only
+   * cancellations matter here; responses would answer requests this server never sends.
+   */
+  private receive(message: JSONRPCMessage): void {
+    if (!("method" in message)) return;
+    if ("id" in message) this.answer(message);
+    else if (message.method === "notifications/cancelled") this.cancel(message.params);
   }
 
-  /** `message` has passed the transport's JSON-RPC check (jsonrpc.ts). */
-  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    const isRequest = "method" in message && "id" in message;
-    if (isRequest && this.answer(message as JSONRPCRequest)) return;
-    if (!isRequest && "method" in message && message.method === "notifications/cancelled") {
-      this.cancel(message.params);
+  private answer({ id, method, params }: JSONRPCRequest): void {
+    // Task augmentation needs the tasks capability, which this server does not declare.
+    if (params?.task !== undefined) {
+      this.fail(
+        id,
+        INVALID_PARAMS,
+        `Invalid params: this server does not run ${method} as a task; send it without params.task`,
+      );
+      return;
     }
-    // With no SDK Server yet, a notification or response has nobody to hear it there: it would ignore it.
-    if (isRequest || this.sdk) this.sdkTransport().onmessage?.(message, extra);
-  }
-
-  /** Answers a request here when it is one of ours; false hands it to the SDK. */
-  private answer({ id, method, params }: JSONRPCRequest): boolean {
-    if (involvesTasks(params)) return false;
     switch (method) {
       case "tools/call": {
         const call = readToolCall(params);
         if (typeof call === "string") this.fail(id, INVALID_PARAMS, call);
         else this.call(id, call);
-        return true;
+        return;
       }
       case "tools/list":
-        if (params?.cursor !== undefined && typeof params.cursor !== "string") {
-          const got = kindOf(params.cursor);
-          this.fail(
-            id,
-            INVALID_PARAMS,
-            `Invalid params: tools/list params.cursor must be a string (got ${got})`,
-          );
-        } else {
-          this.toolList ??= toolListFor(this.tools);
-          this.reply(id, this.toolList);
-        }
-        return true;
+        return this.listTools(id, params);
       case "ping":
-        this.reply(id, {});
-        return true;
+        return this.reply(id, {});
+      case "initialize": {
+        const version = requestedVersion(params);
+        if (version === undefined) this.fail(id, INVALID_PARAMS, INVALID_INITIALIZE);
+        else this.reply(id, this.initializeResult(version));
+        return;
+      }
+      case "logging/setLevel":
+        if (!isLoggingLevel(params?.level)) return this.fail(id, INVALID_PARAMS, INVALID_LEVEL);
+        this.sessionLog.setClientLevel(params.level);
+        return this.reply(id, {});
       default:
-        return false;
+        return this.fail(id, METHOD_NOT_FOUND, "Method not found");
     }
+  }
+
+  /** As the SDK's Server answers it: the version asked for when supported, else the latest. */
+  private initializeResult(requested: string): InitializeResult {
+    const { serverInfo, capabilities, instructions } = this.identity;
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+      ? requested
+      : LATEST_PROTOCOL_VERSION;
+    return { protocolVersion, capabilities, serverInfo, ...(instructions && { instructions }) };
+  }
+
+  /** Every tool on one page: a cursor, if any, must still be a string. */
+  private listTools(id: RequestId, params: Params): void {
+    if (params?.cursor !== undefined && typeof params.cursor !== "string") {
+      const got = kindOf(params.cursor);
+      this.fail(id, INVALID_PARAMS, `Invalid params: tools/list params.cursor must be a string (got ${got})`);
+      return;
+    }
+    this.toolList ??= toolListFor(this.tools);
+    this.reply(id, this.toolList);
   }
 
   private call(id: RequestId, params: ToolCallParams): void {
@@ -153,6 +194,7 @@ export class McpSession {
     const done = () => {
       if (this.calls.get(id) === controller) this.calls.delete(id);
     };
+    // Progress and log entries of a call travel with it (over HTTP, on its own response stream).
     const notify = (notification: ServerNotification) =>
       signal.aborted
         ? Promise.resolve()
@@ -161,7 +203,7 @@ export class McpSession {
     answerToolCall(this.upstreams, params, scope).then(
       (result) => {
         done();
-        // A cancelled request gets no answer (as the SDK does it).
+        // A cancelled request gets no answer.
         if (!signal.aborted) this.reply(id, result);
       },
       (error: unknown) => {
@@ -169,11 +211,8 @@ export class McpSession {
         if (signal.aborted) return;
         const text = redact(error instanceof Error ? error.message : String(error), this.upstreams.settings);
         log("error", "tool call crashed", { tool: params.name.slice(0, 100), error: text });
-        this.fail(
-          id,
-          INTERNAL_ERROR,
-          "Internal error while answering tools/call: try again; if it persists, report it",
-        );
+        const message = "Internal error while answering tools/call: try again; if it persists, report it";
+        this.fail(id, INTERNAL_ERROR, message);
       },
     );
   }
@@ -194,34 +233,14 @@ export class McpSession {
 
   private send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const sent = this.transport?.send(message, options) ?? Promise.resolve();
-    // A client gone before its answer: nothing to tell anyone (the SDK reports it to an unset onerror).
+    // A client gone before its answer: there is nobody left to tell.
     return sent.catch(() => {});
   }
 
   /** The transport closed: calls still running stop (their upstream requests too). */
-  private ended(): void {
+  private transportClosed(): void {
     for (const controller of this.calls.values()) controller.abort();
     this.calls.clear();
-    this.sdk?.onclose?.();
     this.onclose?.();
-  }
-
-  private sdkTransport(): Transport {
-    if (this.sdk) return this.sdk;
-    const transport = this.transport!;
-    const facade: Transport = {
-      start: async () => {},
-      send: (message, options) => transport.send(message, options),
-      close: () => transport.close(),
-      get sessionId() {
-        return transport.sessionId;
-      },
-    };
-    this.sdk = facade;
-    // connect() installs its handlers before its first await: messages can be handed on at once.
-    this.buildSdkServer(this.sessionLog)
-      .connect(facade)
-      .catch((error: unknown) => log("error", "MCP server failed to start", { error: String(error) }));
-    return facade;
   }
 }

@@ -1,9 +1,18 @@
-// The built server over stdio, spoken to in raw JSON-RPC lines: what McpSession answers itself (tool
-// calls, the tool list, ping, with clear errors for malformed params) and what it leaves to the SDK's
-// Server (initialize, unknown methods, task-augmented requests), byte for byte.
+// The built server over stdio, spoken to in raw JSON-RPC lines, byte for byte: what McpSession answers
+// (as the SDK's Server did, compared with one in memory), and the clear errors for malformed params.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION as SDK_LATEST_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../src/session.js";
+import { SERVER_VERSION } from "../src/version.js";
 import { CLI, childEnv, type Recorder, startRecorder } from "./helpers.js";
 
 const KEY = "sk-session-test-key";
@@ -48,6 +57,33 @@ async function exchange(messages: object[], answers: number, key = KEY): Promise
 }
 
 const request = (id: number, method: string, params?: object) => ({ jsonrpc: "2.0", id, method, params });
+const initialize = (id: number, protocolVersion: string) =>
+  request(id, "initialize", { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } });
+
+/** What the SDK's own Server, with this server's identity, answers to `messages` (in memory). */
+async function sdkServerAnswers(messages: object[]): Promise<unknown[]> {
+  const server = new Server(
+    { name: "agent-workspace-mcp", version: SERVER_VERSION },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions: `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`,
+    },
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const answers: unknown[] = [];
+  const all = new Promise<void>((resolve) => {
+    clientSide.onmessage = (message) => {
+      answers.push(message);
+      if (answers.length === messages.length) resolve();
+    };
+  });
+  await server.connect(serverSide);
+  await clientSide.start();
+  for (const message of messages) await clientSide.send(message as JSONRPCMessage);
+  await all;
+  await server.close();
+  return answers;
+}
 const invalidParams = (id: number, message: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32602, message } });
 
@@ -101,31 +137,64 @@ describe("McpSession over stdio", () => {
     expect(sent[0]?.headers["x-api-key"]).toBe(KEY);
   });
 
-  it("leaves initialize, unknown methods and task-augmented calls to the SDK's Server", async () => {
+  it("answers initialize as the SDK's Server does, for a supported version and for any other", async () => {
+    const sdkAnswers = await sdkServerAnswers([initialize(1, "2025-06-18"), initialize(2, "1999-01-01")]);
+    const lines = await exchange([initialize(1, "2025-06-18"), initialize(2, "1999-01-01")], 2);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(sdkAnswers);
+    const [supported, other] = sdkAnswers as { result: { protocolVersion: string } }[];
+    expect([supported?.result.protocolVersion, other?.result.protocolVersion]).toEqual([
+      "2025-06-18",
+      LATEST_PROTOCOL_VERSION,
+    ]);
+    expect(lines[0]).toBe(
+      JSON.stringify({
+        result: {
+          protocolVersion: "2025-06-18",
+          capabilities: { tools: { listChanged: false }, logging: {} },
+          serverInfo: { name: "agent-workspace-mcp", version: SERVER_VERSION },
+          instructions: `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`,
+        },
+        jsonrpc: "2.0",
+        id: 1,
+      }),
+    );
+  });
+
+  it("keeps the SDK's list of protocol versions", () => {
+    expect(SUPPORTED_PROTOCOL_VERSIONS).toEqual(SDK_SUPPORTED_VERSIONS);
+    expect(LATEST_PROTOCOL_VERSION).toBe(SDK_LATEST_VERSION);
+  });
+
+  it("refuses malformed initialize and setLevel, task augmentation and unknown methods, and goes on", async () => {
     const before = upstream.requests.length;
     const lines = await exchange(
       [
-        request(1, "initialize", {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        }),
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        request(2, "resources/list"),
-        request(3, "tools/call", { name: "whoami", arguments: {}, task: { ttl: 1000 } }),
+        request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {} }),
+        request(2, "logging/setLevel", { level: "loud" }),
+        request(3, "logging/setLevel", { level: "debug" }),
+        request(4, "tools/call", { name: "whoami", arguments: {}, task: { ttl: 1000 } }),
+        request(5, "resources/list"),
+        request(6, "ping"),
       ],
-      3,
+      6,
     );
-    // The SDK answers in its own order: by id.
-    const [initialized, unknown, task] = lines.map((line) => JSON.parse(line)).sort((a, b) => a.id - b.id);
-    expect(initialized.result.serverInfo.name).toBe("agent-workspace-mcp");
-    expect(initialized.result.capabilities).toEqual({ tools: { listChanged: false }, logging: {} });
-    expect(unknown).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found" } });
-    expect(task).toEqual({
-      jsonrpc: "2.0",
-      id: 3,
-      error: { code: -32603, message: "Server does not support task creation (required for tools/call)" },
-    });
+    expect(lines).toEqual([
+      invalidParams(
+        1,
+        "Invalid params: initialize needs params.protocolVersion (a string), params.capabilities (an object) and params.clientInfo with a name and a version (strings)",
+      ),
+      invalidParams(
+        2,
+        "Invalid params: logging/setLevel params.level must be one of debug, info, notice, warning, error, critical, alert, emergency",
+      ),
+      '{"result":{},"jsonrpc":"2.0","id":3}',
+      invalidParams(
+        4,
+        "Invalid params: this server does not run tools/call as a task; send it without params.task",
+      ),
+      JSON.stringify({ jsonrpc: "2.0", id: 5, error: { code: -32601, message: "Method not found" } }),
+      '{"result":{},"jsonrpc":"2.0","id":6}',
+    ]);
     expect(upstream.requests.length).toBe(before);
   });
 

@@ -1,7 +1,8 @@
 // The one place that talks HTTP to an upstream: a shared keep-alive pool, JSON in and out, a bound
 // on time and size per attempt, safe retries, a cap on requests in flight per key, and every failure
 // turned into a typed error (errors.ts) that tools/errors.ts explains to the assistant.
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
+import UndiciAgent from "undici/lib/dispatcher/agent.js";
 import type { UpstreamSettings } from "../config.js";
 import { rememberJsonText } from "../json-text.js";
 import {
@@ -42,7 +43,7 @@ export type UpstreamLimits = Pick<
  * never stop a slow drip.
  */
 export function createDispatcher(limits: Partial<Pick<UpstreamSettings, "maxResponseBytes">> = {}): Agent {
-  return new Agent({
+  return new UndiciAgent({
     keepAliveTimeout: 10_000,
     connections: 64,
     pipelining: 1,

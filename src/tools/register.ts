@@ -1,15 +1,12 @@
 // Definition -> published tool, and the one generic handler that checks arguments, forwards them
 // and shapes the answer. Schemas are converted once, when this module loads, not per tools/list; each
 // distinct tool selection gets one prepared ListToolsResult, shared by every session that has it.
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  type ProgressToken,
-  type ServerNotification,
-  type Tool,
+import type {
+  CallToolResult,
+  ListToolsResult,
+  ProgressToken,
+  ServerNotification,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
@@ -156,7 +153,7 @@ export async function callTool(
     return structuredResult(body);
   } catch (error) {
     if (context.signal?.aborted) {
-      // The SDK sends nothing for a cancelled request; the log shows the upstream request was dropped.
+      // A cancelled request gets no answer; the log shows the upstream request was dropped.
       report("info", "tool call cancelled", { tool: name });
       throw error;
     }
@@ -195,7 +192,7 @@ export interface CallScope {
   notify: CallNotify;
 }
 
-/** One tools/call, answered the same way whichever path (ours or the SDK's) received it. */
+/** One tools/call: its progress and log entries go out through `notify`. */
 export function answerToolCall(
   upstreams: Upstreams,
   params: ToolCallParams,
@@ -204,26 +201,4 @@ export function answerToolCall(
   const onRetry = retryProgress(params._meta?.progressToken, notify);
   const report = sessionLog.reporter(notify);
   return callTool(upstreams, params.name, params.arguments, { signal, onRetry }, { enabled, report });
-}
-
-/**
- * The same tools on the SDK's Server: it answers the calls that McpSession hands on (those it does not
- * check by itself, e.g. with malformed params), with the SDK's own messages for what is wrong.
- */
-export function registerTools(
-  server: Server,
-  upstreams: Upstreams,
-  enabled: ReadonlySet<string>,
-  sessionLog: SessionLog,
-): void {
-  const list = toolListFor(enabled);
-  server.setRequestHandler(ListToolsRequestSchema, () => list);
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answerToolCall(upstreams, request.params, {
-      enabled,
-      sessionLog,
-      signal: extra.signal,
-      notify: extra.sendNotification,
-    }),
-  );
 }
