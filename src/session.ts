@@ -146,24 +146,30 @@ export class McpSession {
         const call = readToolCall(params);
         if (typeof call === "string") this.fail(id, INVALID_PARAMS, call);
         else this.call(id, call);
-        return;
+        break;
       }
       case "tools/list":
-        return this.listTools(id, params);
+        this.listTools(id, params);
+        break;
       case "ping":
-        return this.reply(id, {});
+        this.reply(id, {});
+        break;
       case "initialize": {
         const version = requestedVersion(params);
         if (version === undefined) this.fail(id, INVALID_PARAMS, INVALID_INITIALIZE);
         else this.reply(id, this.initializeResult(version));
-        return;
+        break;
       }
       case "logging/setLevel":
-        if (!isLoggingLevel(params?.level)) return this.fail(id, INVALID_PARAMS, INVALID_LEVEL);
-        this.sessionLog.setClientLevel(params.level);
-        return this.reply(id, {});
+        if (!isLoggingLevel(params?.level)) {
+          this.fail(id, INVALID_PARAMS, INVALID_LEVEL);
+        } else {
+          this.sessionLog.setClientLevel(params.level);
+          this.reply(id, {});
+        }
+        break;
       default:
-        return this.fail(id, METHOD_NOT_FOUND, "Method not found");
+        this.fail(id, METHOD_NOT_FOUND, "Method not found");
     }
   }
 
