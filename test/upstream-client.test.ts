@@ -3,6 +3,7 @@
 // the client object.
 import type { ServerResponse } from "node:http";
 import { Agent } from "undici";
+import AgentFromItsFile from "undici/lib/dispatcher/agent.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
@@ -114,5 +115,14 @@ describe("the in-flight cap", () => {
     for (const [res, request] of held.splice(0)) faults.ok({ projects: [] })(res, request, 0);
     expect(await Promise.all(calls)).toEqual(Array(3).fill({ projects: [] }));
     expect(upstream.requests).toHaveLength(4);
+  });
+});
+
+describe("the connection pool", () => {
+  it("is undici's own Agent, imported from its file alone (and so honours its options)", async () => {
+    expect(AgentFromItsFile).toBe(Agent);
+    const dispatcher = createDispatcher({ maxResponseBytes: 1000 });
+    expect(dispatcher).toBeInstanceOf(Agent);
+    await dispatcher.close();
   });
 });

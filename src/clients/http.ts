@@ -1,6 +1,7 @@
 // The one place that talks HTTP to an upstream: a shared keep-alive pool, JSON in and out, a bound
 // on time and size per attempt, safe retries, a cap on requests in flight per key, and every failure
 // turned into a typed error (errors.ts) that tools/errors.ts explains to the assistant.
+/// <reference path="./undici-agent.d.ts" />
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
 import type { UpstreamSettings } from "../config.js";
