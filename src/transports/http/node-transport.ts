@@ -10,10 +10,10 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type CheckedMessage, checkMessage } from "../../jsonrpc.js";
 import { serializeLine } from "../../prepared.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "../../session.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
 /** The SDK's bound on a JSON-RPC batch. */
