@@ -3,12 +3,14 @@
 // Only text that is one line is kept, since answers are framed by lines (stdio) and SSE data lines.
 
 const SOURCE_TEXT = new WeakMap<object, string>();
+const LINE_BREAK = /[\n\r]/;
 
 /** Remembers `text` as the JSON of `value`, when `value` is an object and `text` has no line break. */
 export function rememberJsonText(value: unknown, text: string): void {
   if (value === null || typeof value !== "object") return;
-  const trimmed = text.trim();
-  if (trimmed.includes("\n") || trimmed.includes("\r")) return;
+  // One pass over the body for both line breaks; a trailing one (common) is trimmed off first.
+  const trimmed = LINE_BREAK.test(text.at(-1) ?? "") ? text.trim() : text;
+  if (LINE_BREAK.test(trimmed)) return;
   SOURCE_TEXT.set(value, trimmed);
 }
 
