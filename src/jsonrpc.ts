@@ -14,7 +14,8 @@ export interface CheckedMessage {
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+/** A JSON object: not null, not an array. */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 export const isRequestId = (value: unknown): value is RequestId =>

@@ -19,7 +19,7 @@ import type {
   ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Upstreams } from "./clients/index.js";
-import { isRequestId } from "./jsonrpc.js";
+import { isObject, isRequestId } from "./jsonrpc.js";
 import { isLoggingLevel, LOGGING_LEVELS, log, SessionLog } from "./log.js";
 import { redact } from "./tools/errors.js";
 import { answerToolCall, type ToolCallParams, toolListFor } from "./tools/register.js";
@@ -54,9 +54,6 @@ export interface ServerIdentity {
   instructions: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-
 const kindOf = (value: unknown) =>
   value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 
@@ -76,7 +73,7 @@ function readToolCall(params: Params): ToolCallParams | string {
     return `Invalid params: tools/call needs params.name, the name of a tool from tools/list (got ${kindOf(params?.name)})`;
   }
   const args = decodedArguments(params.arguments);
-  if (args !== undefined && !isRecord(args)) {
+  if (args !== undefined && !isObject(args)) {
     return `Invalid params: tools/call params.arguments must be an object of the tool's arguments (got ${kindOf(args)})`;
   }
   return { name: params.name, arguments: args, _meta: params._meta };
@@ -87,8 +84,8 @@ function requestedVersion(params: Params): string | undefined {
   const info = params?.clientInfo;
   const wellFormed =
     typeof params?.protocolVersion === "string" &&
-    isRecord(params.capabilities) &&
-    isRecord(info) &&
+    isObject(params.capabilities) &&
+    isObject(info) &&
     typeof info.name === "string" &&
     typeof info.version === "string";
   return wellFormed ? (params.protocolVersion as string) : undefined;

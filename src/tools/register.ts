@@ -11,6 +11,7 @@ import type {
 import { z } from "zod";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
+import { isObject } from "../jsonrpc.js";
 import type { Report, SessionLog } from "../log.js";
 import { prepareResult, structuredResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
@@ -111,8 +112,7 @@ export interface CallSession {
 
 /** The upstream body as it came; MCP wants an object, so any other JSON is wrapped once. */
 function structured(body: unknown): Record<string, unknown> {
-  if (body !== null && typeof body === "object" && !Array.isArray(body))
-    return body as Record<string, unknown>;
+  if (isObject(body)) return body;
   return Array.isArray(body) ? { items: body } : { value: body };
 }
 
