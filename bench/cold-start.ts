@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
-import { StdioMcpDriver, succeeded } from "./jsonrpc.js";
+import { excerpt, StdioMcpDriver, succeeded } from "./jsonrpc.js";
 import { median } from "./measure.js";
 import { CLI, serverEnv } from "./processes.js";
 
@@ -26,7 +26,7 @@ async function spawnServerUntilToolList(upstreamUrl: string): Promise<number> {
   const answer = await driver.initialize("tools/list");
   const elapsed = performance.now() - start;
   await driver.close();
-  if (!succeeded(answer)) throw new Error(`tools/list failed: ${answer.slice(0, 500)}`);
+  if (!succeeded(answer)) throw new Error(`tools/list failed: ${excerpt(answer)}`);
   return elapsed;
 }
 

@@ -1,7 +1,7 @@
 // The work every path does, as operations the measurer can repeat: the same two upstream requests
 // sent straight to the upstream (the limit) or as MCP calls through the server.
 import { Pool } from "undici";
-import { type McpDriver, succeeded } from "./jsonrpc.js";
+import { excerpt, exchange, type McpDriver, startsWith, succeeded } from "./jsonrpc.js";
 import { type Budget, type Latency, type Operation, sequentialLatency, throughput } from "./measure.js";
 import { cpuMicros } from "./processes.js";
 import { API_KEY, PROJECT_ID, TASKS_PATH, WHOAMI_PATH } from "./upstream.js";
@@ -36,10 +36,9 @@ export function limitOperations(upstreamUrl: string): {
   const headers = { "x-api-key": API_KEY, accept: "application/json" };
   const tasksBody = JSON.stringify(TASKS_ARGUMENTS);
   const send = async (method: "GET" | "POST", path: string, extra: Record<string, string>, body?: string) => {
-    const response = await pool.request({ method, path, headers: { ...headers, ...extra }, body });
-    // Read whole, not parsed: the same client work as the MCP paths do on their answers.
-    await response.body.text();
-    ensure(response.statusCode === 200, `upstream answered ${response.statusCode}`);
+    // Read whole as bytes, not decoded: the same client work as the MCP paths do on their answers.
+    const { statusCode } = await exchange(pool, { method, path, headers: { ...headers, ...extra }, body });
+    ensure(statusCode === 200, `upstream answered ${statusCode}`);
   };
   const projectHeaders = { "x-project-id": PROJECT_ID, "content-type": "application/json" };
   const operations = new Map<OperationName, Operation>([
@@ -49,11 +48,13 @@ export function limitOperations(upstreamUrl: string): {
   return { operations, pool };
 }
 
+const TOOL_LIST_START = Buffer.from('{"result":{"tools":[');
+
 /** The same work as MCP requests through a driver; any error or isError result stops the run. */
 export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> {
   const callTool = async (name: string, args: Record<string, unknown>) => {
     const answer = await driver.request("tools/call", { name, arguments: args });
-    ensure(succeeded(answer), `${name} failed: ${answer.slice(0, 500)}`);
+    ensure(succeeded(answer), `${name} failed: ${excerpt(answer)}`);
   };
   return new Map<OperationName, Operation>([
     ["tasks_query", () => callTool("tasks_query", TASKS_ARGUMENTS)],
@@ -62,7 +63,7 @@ export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> 
       "tools/list",
       async () => {
         const answer = await driver.request("tools/list");
-        ensure(answer.startsWith('{"result":{"tools":['), `tools/list failed: ${answer.slice(0, 500)}`);
+        ensure(startsWith(answer, TOOL_LIST_START), `tools/list failed: ${excerpt(answer)}`);
       },
     ],
   ]);
