@@ -66,25 +66,117 @@ export interface Throughput {
   calls: number;
 }
 
-/** Calls completed per second with `inFlight` callers, each starting its next call when one ends. */
+/** `inFlight` callers for `ms`, each starting its next call when one ends: calls completed, time taken. */
+async function throughputRun(
+  operation: Operation,
+  inFlight: number,
+  ms: number,
+): Promise<{ calls: number; ms: number }> {
+  let calls = 0;
+  const start = performance.now();
+  const end = start + ms;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await operation();
+      calls++;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  return { calls, ms: performance.now() - start };
+}
+
+/** Calls completed per second with `inFlight` callers, after a warm-up. */
 export async function throughput(
   operation: Operation,
   inFlight: number,
   budget: Budget,
 ): Promise<Throughput> {
-  const loop = async (ms: number, counter: { done: number }) => {
-    const end = performance.now() + ms;
-    while (performance.now() < end) {
-      await operation();
-      counter.done++;
-    }
+  await throughputRun(operation, inFlight, budget.warmupMs);
+  const { calls, ms } = await throughputRun(operation, inFlight, budget.throughputMs);
+  return { perSecond: calls / (ms / 1000), calls };
+}
+
+/** A measure of the path under test and of the limit, taken in alternating slots. */
+export interface Paired<T> {
+  subject: T;
+  limit: T;
+}
+
+/**
+ * Which side runs in each slot: subject, limit, limit, subject, twice over. A machine that speeds up
+ * or slows down during a measurement (other tenants, frequency changes) moves both sides alike, so
+ * their ratio holds still even when each figure alone drifts by a quarter.
+ */
+const SLOTS = ["subject", "limit", "limit", "subject", "subject", "limit", "limit", "subject"] as const;
+const SLOTS_PER_SIDE = SLOTS.length / 2;
+
+/** p50 and p99 of sequential calls of both sides, in alternating slots. */
+export async function pairedLatency(operations: Paired<Operation>, budget: Budget): Promise<Paired<Latency>> {
+  await runFor(budget.warmupMs, operations.subject);
+  await runFor(budget.warmupMs, operations.limit);
+  const perSlot = Math.ceil(budget.sequentialCalls / SLOTS_PER_SIDE);
+  const samples = {
+    subject: new Float64Array(perSlot * SLOTS_PER_SIDE),
+    limit: new Float64Array(perSlot * SLOTS_PER_SIDE),
   };
-  const warm = { done: 0 };
-  await Promise.all(Array.from({ length: inFlight }, () => loop(budget.warmupMs, warm)));
-  const measured = { done: 0 };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, () => loop(budget.throughputMs, measured)));
-  return { perSecond: measured.done / ((performance.now() - start) / 1000), calls: measured.done };
+  const calls = { subject: 0, limit: 0 };
+  for (const side of SLOTS) {
+    const operation = operations[side];
+    const end = performance.now() + budget.sequentialMs / SLOTS_PER_SIDE;
+    for (let slotCalls = 0; slotCalls < perSlot && performance.now() < end; slotCalls++) {
+      const start = performance.now();
+      await operation();
+      samples[side][calls[side]++] = performance.now() - start;
+    }
+  }
+  const latency = (side: "subject" | "limit"): Latency => {
+    const sorted = samples[side].subarray(0, calls[side]).sort();
+    return { calls: calls[side], p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
+  };
+  return { subject: latency("subject"), limit: latency("limit") };
+}
+
+export interface PairedThroughput extends Paired<Throughput> {
+  /** CPU time the subject's serving process spent in the subject's slots, in microseconds. */
+  subjectCpuMicros?: number;
+}
+
+/**
+ * Throughput of both sides with `inFlight` callers each, in alternating slots that add up to
+ * `budget.throughputMs` per side. `cpuMicros` reads the CPU time of the process serving the subject.
+ */
+export async function pairedThroughput(
+  operations: Paired<Operation>,
+  inFlight: number,
+  budget: Budget,
+  cpuMicros: () => number | undefined,
+): Promise<PairedThroughput> {
+  await throughputRun(operations.subject, inFlight, budget.warmupMs);
+  await throughputRun(operations.limit, inFlight, budget.warmupMs);
+  const totals = { subject: { calls: 0, ms: 0 }, limit: { calls: 0, ms: 0 } };
+  let subjectCpuMicros: number | undefined = 0;
+  for (const side of SLOTS) {
+    const cpuBefore = side === "subject" ? cpuMicros() : undefined;
+    const { calls, ms } = await throughputRun(
+      operations[side],
+      inFlight,
+      budget.throughputMs / SLOTS_PER_SIDE,
+    );
+    totals[side].calls += calls;
+    totals[side].ms += ms;
+    if (side === "subject") {
+      const cpuAfter = cpuMicros();
+      subjectCpuMicros =
+        subjectCpuMicros === undefined || cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : subjectCpuMicros + cpuAfter - cpuBefore;
+    }
+  }
+  const result = (side: "subject" | "limit"): Throughput => ({
+    perSecond: totals[side].calls / (totals[side].ms / 1000),
+    calls: totals[side].calls,
+  });
+  return { subject: result("subject"), limit: result("limit"), subjectCpuMicros };
 }
 
 export const median = (values: number[]): number => {

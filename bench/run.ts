@@ -7,11 +7,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { measureColdStart } from "./cold-start.js";
 import { decode, HttpMcpDriver, type McpDriver, StdioMcpDriver } from "./jsonrpc.js";
-import { FULL_BUDGET, QUICK_BUDGET } from "./measure.js";
+import { FULL_BUDGET, type Operation, QUICK_BUDGET } from "./measure.js";
 import { measureMemory } from "./memory.js";
 import { CLI, forkBench, ROOT, serverEnv, startHttpServer, stopChild } from "./processes.js";
 import { markdown, type PathName, type Results, type Sizes, targetRows } from "./report.js";
-import { limitOperations, mcpOperations, measurePath, TASKS_ARGUMENTS } from "./scenarios.js";
+import {
+  limitOperations,
+  mcpOperations,
+  measurePath,
+  measurePathAgainstLimit,
+  type OperationName,
+  TASKS_ARGUMENTS,
+} from "./scenarios.js";
 import { TASKS_BODY } from "./upstream.js";
 
 const RUN_LIMIT_MS = 8 * 60_000;
@@ -50,7 +57,14 @@ async function measureSizes(driver: McpDriver): Promise<Sizes> {
   };
 }
 
-async function measureHttp(upstreamUrl: string, path: "http" | "stateless", notes: string[]) {
+type LimitOperations = Map<OperationName, Operation>;
+
+async function measureHttp(
+  upstreamUrl: string,
+  limit: LimitOperations,
+  path: "http" | "stateless",
+  notes: string[],
+) {
   const server = await startHttpServer(
     upstreamUrl,
     path === "stateless" ? ["--stateless"] : [],
@@ -62,7 +76,7 @@ async function measureHttp(upstreamUrl: string, path: "http" | "stateless", note
     notes.push("--stateless still answered initialize with a session id: this build serves it statefully.");
   }
   try {
-    return await measurePath(mcpOperations(driver), budget, server.child.pid);
+    return await measurePathAgainstLimit(mcpOperations(driver), limit, budget, server.child.pid);
   } finally {
     await driver.close();
     await stopChild(server.child);
@@ -81,20 +95,25 @@ async function main(): Promise<void> {
     step("limit");
     const limit = limitOperations(upstreamUrl);
     const limitFigures = await measurePath(limit.operations, budget, upstreamChild.pid);
-    await limit.pool.close();
 
     step("stdio");
     const stdio = StdioMcpDriver.spawn([...nodeArgsFor("stdio"), CLI], serverEnv(upstreamUrl));
     children.add(stdio.child);
     await stdio.initialize();
     const sizes = await measureSizes(stdio);
-    const stdioFigures = await measurePath(mcpOperations(stdio), budget, stdio.child.pid);
+    const stdioFigures = await measurePathAgainstLimit(
+      mcpOperations(stdio),
+      limit.operations,
+      budget,
+      stdio.child.pid,
+    );
     await stdio.close();
 
     step("HTTP stateful");
-    const http = await measureHttp(upstreamUrl, "http", notes);
+    const http = await measureHttp(upstreamUrl, limit.operations, "http", notes);
     step("HTTP --stateless");
-    const stateless = await measureHttp(upstreamUrl, "stateless", notes);
+    const stateless = await measureHttp(upstreamUrl, limit.operations, "stateless", notes);
+    await limit.pool.close();
     step("cold start");
     const coldStart = await measureColdStart(upstreamUrl, 10);
     step("memory");

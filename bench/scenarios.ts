@@ -2,7 +2,15 @@
 // sent straight to the upstream (the limit) or as MCP calls through the server.
 import { Pool } from "undici";
 import { excerpt, exchange, type McpDriver, startsWith, succeeded } from "./jsonrpc.js";
-import { type Budget, type Latency, type Operation, sequentialLatency, throughput } from "./measure.js";
+import {
+  type Budget,
+  type Latency,
+  type Operation,
+  pairedLatency,
+  pairedThroughput,
+  sequentialLatency,
+  throughput,
+} from "./measure.js";
 import { cpuMicros } from "./processes.js";
 import { API_KEY, PROJECT_ID, TASKS_PATH, WHOAMI_PATH } from "./upstream.js";
 
@@ -19,6 +27,11 @@ export interface OperationFigures extends Latency {
    * flight: unlike wall time, barely moved by other work on the machine.
    */
   cpuMicrosPerCall?: number;
+  /**
+   * On an MCP path: the limit (its tasks_query for tools/list), measured in slots that alternated with
+   * this operation's. Ratios to the limit are to these figures.
+   */
+  limit?: Latency & { throughput: Record<string, number> };
 }
 
 export type PathFigures = Partial<Record<OperationName, OperationFigures>>;
@@ -90,6 +103,43 @@ export async function measurePath(
       }
     }
     figures[name] = { ...latency, throughput: rates, cpuMicrosPerCall };
+  }
+  return figures;
+}
+
+/**
+ * An MCP path, each operation measured in slots alternating with the limit's matching operation
+ * (tasks_query for tools/list): a ratio to the limit compares runs made seconds apart, not minutes.
+ */
+export async function measurePathAgainstLimit(
+  operations: Map<OperationName, Operation>,
+  limitOperations: Map<OperationName, Operation>,
+  budget: Budget,
+  servingPid: number | undefined,
+): Promise<PathFigures> {
+  const figures: PathFigures = {};
+  for (const [name, subject] of operations) {
+    const limit = limitOperations.get(name === "tools/list" ? "tasks_query" : name)!;
+    const latency = await pairedLatency({ subject, limit }, budget);
+    const rates: Record<string, number> = {};
+    const limitRates: Record<string, number> = {};
+    let cpuMicrosPerCall: number | undefined;
+    for (const inFlight of IN_FLIGHT) {
+      const paired = await pairedThroughput({ subject, limit }, inFlight, budget, () =>
+        cpuMicros(servingPid),
+      );
+      rates[inFlight] = paired.subject.perSecond;
+      limitRates[inFlight] = paired.limit.perSecond;
+      if (inFlight === 16 && paired.subjectCpuMicros !== undefined) {
+        cpuMicrosPerCall = paired.subjectCpuMicros / paired.subject.calls;
+      }
+    }
+    figures[name] = {
+      ...latency.subject,
+      throughput: rates,
+      cpuMicrosPerCall,
+      limit: { ...latency.limit, throughput: limitRates },
+    };
   }
   return figures;
 }

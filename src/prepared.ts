@@ -2,13 +2,14 @@
 // of JSON.stringify per request), and each tool result, assembled around the JSON text of the
 // upstream body that its text block carries anyway (not a second pass over the same body).
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { knownJsonText } from "./json-text.js";
+import { attachedText, attachText, knownJsonText } from "./json-text.js";
 
-const PREPARED = new WeakMap<object, string>();
+/** The JSON text of a prepared result, held on the result itself (see json-text.ts for why). */
+const PREPARED = Symbol("preparedJson");
 
 /** Marks `result` as constant and keeps its JSON text; returns `result` unchanged. */
 export function prepareResult<T extends object>(result: T): T {
-  PREPARED.set(result, JSON.stringify(result));
+  attachText(result, PREPARED, JSON.stringify(result));
   return result;
 }
 
@@ -20,8 +21,9 @@ export function prepareResult<T extends object>(result: T): T {
 export function structuredResult(body: Record<string, unknown>): CallToolResult {
   const text = knownJsonText(body) ?? JSON.stringify(body);
   const result: CallToolResult = { content: [{ type: "text", text }], structuredContent: body };
-  PREPARED.set(
+  attachText(
     result,
+    PREPARED,
     `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`,
   );
   return result;
@@ -29,7 +31,7 @@ export function structuredResult(body: Record<string, unknown>): CallToolResult 
 
 /** The JSON text of a prepared result, or undefined for any other value. */
 export function preparedJson(result: unknown): string | undefined {
-  return result !== null && typeof result === "object" ? PREPARED.get(result) : undefined;
+  return result !== null && typeof result === "object" ? attachedText(result, PREPARED) : undefined;
 }
 
 /**
