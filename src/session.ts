@@ -18,6 +18,7 @@ import type {
   ServerCapabilities,
   ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
+import { Cancellation } from "./cancel.js";
 import type { Upstreams } from "./clients/index.js";
 import { isObject, isRequestId } from "./jsonrpc.js";
 import { isLoggingLevel, LOGGING_LEVELS, log, SessionLog } from "./log.js";
@@ -96,7 +97,7 @@ export class McpSession {
   onclose?: () => void;
 
   private transport?: Transport;
-  private readonly calls = new Map<RequestId, AbortController>();
+  private readonly calls = new Map<RequestId, Cancellation>();
   private readonly sessionLog = new SessionLog();
   private toolList?: ListToolsResult;
 
@@ -191,11 +192,10 @@ export class McpSession {
   }
 
   private call(id: RequestId, params: ToolCallParams): void {
-    const controller = new AbortController();
-    const { signal } = controller;
-    this.calls.set(id, controller);
+    const signal = new Cancellation();
+    this.calls.set(id, signal);
     const done = () => {
-      if (this.calls.get(id) === controller) this.calls.delete(id);
+      if (this.calls.get(id) === signal) this.calls.delete(id);
     };
     // Progress and log entries of a call travel with it (over HTTP, on its own response stream).
     const notify = (notification: ServerNotification) =>
@@ -242,7 +242,7 @@ export class McpSession {
 
   /** The transport closed: calls still running stop (their upstream requests too). */
   private transportClosed(): void {
-    for (const controller of this.calls.values()) controller.abort();
+    for (const cancellation of this.calls.values()) cancellation.abort();
     this.calls.clear();
     this.onclose?.();
   }

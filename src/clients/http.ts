@@ -4,6 +4,7 @@
 /// <reference path="./undici-agent.d.ts" />
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
+import type { CancelSignal } from "../cancel.js";
 import type { UpstreamSettings } from "../config.js";
 import { rememberJsonText } from "../json-text.js";
 import {
@@ -20,7 +21,7 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body?: unknown;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
   lane: string;
 }
@@ -108,7 +109,7 @@ function requestOnce(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   limits: UpstreamLimits,
-  signal: AbortSignal | undefined,
+  signal: CancelSignal | undefined,
 ): Promise<unknown> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -144,7 +145,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     private readonly origin: string,
     private readonly limits: UpstreamLimits,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CancelSignal | undefined,
   ) {
     this.timer = setTimeout(AnswerHandler.timeOut, limits.timeoutMs, this);
     // The handler is its own listener (handleEvent): no closure per attempt.

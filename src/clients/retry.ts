@@ -2,7 +2,7 @@
 // RetryHandler: that handler cannot stop at a retry budget and report the wait it skipped, tell the
 // client about each wait (progress), or retry a request that creates data only when the connection
 // was refused; and it spends its waits outside the abort signal of the MCP call.
-import { setTimeout as sleep } from "node:timers/promises";
+import type { CancelSignal } from "../cancel.js";
 import { UpstreamError, UpstreamHttpError, UpstreamNetworkError } from "./errors.js";
 
 export const MAX_ATTEMPTS = 3;
@@ -31,7 +31,7 @@ export interface RetryOptions {
    * ends within budgetMs plus one attempt's timeout: under the request timeout common clients use.
    */
   budgetMs: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   onRetry?: (notice: RetryNotice) => void;
 }
 
@@ -57,9 +57,25 @@ export async function withRetries<T>(send: () => Promise<T>, options: RetryOptio
         throw error;
       }
       options.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
-      await sleep(delayMs, undefined, { signal: options.signal });
+      await pause(delayMs, options.signal);
     }
   }
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function pause(ms: number, signal: CancelSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", stop);
+  });
 }
 
 /** Why this failure may be retried, or undefined when it must not be. */

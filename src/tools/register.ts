@@ -9,6 +9,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { CancelSignal } from "../cancel.js";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { describeRetry, type RetryNotice } from "../clients/retry.js";
 import { isObject } from "../jsonrpc.js";
@@ -188,7 +189,7 @@ export interface ToolCallParams {
 export interface CallScope {
   enabled: ReadonlySet<string>;
   sessionLog: SessionLog;
-  signal: AbortSignal;
+  signal: CancelSignal;
   notify: CallNotify;
 }
 
