@@ -2,9 +2,10 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
-import { excerpt, StdioMcpDriver, succeeded } from "./jsonrpc.js";
+import { excerpt, succeeded } from "./jsonrpc.js";
 import { median } from "./measure.js";
 import { CLI, serverEnv } from "./processes.js";
+import { openOutputChannel, StdioMcpDriver } from "./stdio-driver.js";
 
 export interface ColdStart {
   runs: number;
@@ -21,8 +22,9 @@ async function spawnNodeOnly(): Promise<number> {
 }
 
 async function spawnServerUntilToolList(upstreamUrl: string): Promise<number> {
+  const output = await openOutputChannel();
   const start = performance.now();
-  const driver = StdioMcpDriver.spawn([CLI], serverEnv(upstreamUrl));
+  const driver = StdioMcpDriver.spawnOn(output, [CLI], serverEnv(upstreamUrl));
   const answer = await driver.initialize("tools/list");
   const elapsed = performance.now() - start;
   await driver.close();

@@ -1,6 +1,5 @@
 // Lean JSON-RPC drivers: just enough MCP to call a server over streamable HTTP (an undici pool) or over
-// a child's stdio pipes, so the figures measure the server rather than a client library.
-import { type ChildProcess, spawn } from "node:child_process";
+// a child's stdio (stdio-driver.ts), so the figures measure the server rather than a client library.
 import { type Dispatcher, Pool } from "undici";
 
 export const PROTOCOL_VERSION = "2025-06-18";
@@ -11,37 +10,63 @@ export interface JsonRpcAnswer {
 }
 
 /**
- * Requests answer with the bytes of the response as they arrived. The load loops only look at a few of
- * them, so the driver neither parses nor decodes 48 KB of tools/list per call while it shares the CPUs
- * with the server: decoding it to a string cost more than the server spent answering it.
+ * What the load loops need of a response: its start and whether it is a tool error, found as its bytes
+ * arrive. Every byte is still read and searched, but a 48 KB tools/list answer is neither kept,
+ * decoded nor parsed while the driver shares the CPUs with the server: decoding it to a string cost
+ * the driver more than the server spent answering it.
  */
+export interface Answer {
+  /** Its first HEAD_BYTES bytes, decoded. */
+  head: string;
+  /** `"isError":true` occurs in it: a tool error. */
+  toolError: boolean;
+  /** The whole response, when it was asked for with `{ whole: true }`. */
+  text?: string;
+}
+
+export const HEAD_BYTES = 512;
+export const TOOL_ERROR = Buffer.from('"isError":true');
+const TOOL_LIST_START = Buffer.from('{"result":{"tools":');
+
+/**
+ * Whether a response starting with `head` must be searched for TOOL_ERROR: not a tool list, which can
+ * hold no tool error. Searching for a needle that starts with `"` is slow in JSON (a candidate at every
+ * quote): about 15 µs per 48 KB tools/list answer, a third of what the driver spent on one.
+ */
+export const mayHoldToolError = (head: Buffer) =>
+  head.length < TOOL_LIST_START.length ||
+  head.compare(TOOL_LIST_START, 0, TOOL_LIST_START.length, 0, TOOL_LIST_START.length) !== 0;
+
+export interface RequestOptions {
+  /** Keep the whole response (sizes, a decoded answer), not only what the checks need. */
+  whole?: boolean;
+}
+
 export interface McpDriver {
-  request(method: string, params?: Record<string, unknown>): Promise<Buffer>;
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Answer>;
   close(): Promise<void>;
 }
 
-export const decode = (raw: Buffer) => JSON.parse(raw.toString("utf8")) as JsonRpcAnswer;
+export function decode(answer: Answer): JsonRpcAnswer {
+  if (answer.text === undefined)
+    throw new Error("decode needs the whole answer: request it with { whole: true }");
+  return JSON.parse(answer.text) as JsonRpcAnswer;
+}
 
 /** The start of an answer, for error messages. */
-export const excerpt = (raw: Buffer) => raw.toString("utf8", 0, 500);
-
-export const startsWith = (raw: Buffer, prefix: Buffer) =>
-  raw.length >= prefix.length && raw.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
-
-const RESULT_START = Buffer.from('{"result":');
-const TOOL_ERROR = Buffer.from('"isError":true');
+export const excerpt = (answer: Answer) => answer.head;
 
 /** A result that is not a tool error; the SDK writes `result` first in every response it sends. */
-export const succeeded = (raw: Buffer) => startsWith(raw, RESULT_START) && !raw.includes(TOOL_ERROR);
+export const succeeded = (answer: Answer) => answer.head.startsWith('{"result":') && !answer.toolError;
 
-const INITIALIZE_PARAMS = {
+export const INITIALIZE_PARAMS = {
   protocolVersion: PROTOCOL_VERSION,
   capabilities: {},
   clientInfo: { name: "bench", version: "1.0.0" },
 };
 
 const DATA_FIELD = Buffer.from("data: ");
-const NEWLINE = 0x0a;
+export const NEWLINE = 0x0a;
 
 /** The message carried by an SSE stream (its one `data:` line) or a plain JSON body. */
 export function messageBytes(contentType: string, body: Buffer): Buffer {
@@ -162,10 +187,14 @@ export class HttpMcpDriver implements McpDriver {
     return messageBytes(String(headers["content-type"] ?? ""), body);
   }
 
-  async request(method: string, params?: Record<string, unknown>): Promise<Buffer> {
-    const answer = await this.post({ jsonrpc: "2.0", id: this.nextId++, method, params });
-    if (!answer) throw new Error(`${method} got no answer`);
-    return answer;
+  async request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Answer> {
+    const bytes = await this.post({ jsonrpc: "2.0", id: this.nextId++, method, params });
+    if (!bytes) throw new Error(`${method} got no answer`);
+    return {
+      head: bytes.toString("utf8", 0, HEAD_BYTES),
+      toolError: mayHoldToolError(bytes) && bytes.includes(TOOL_ERROR),
+      text: options?.whole ? bytes.toString("utf8") : undefined,
+    };
   }
 
   /** Ends the session (DELETE) when there is one; the pool stays open (memory.ts shares one). */
@@ -178,100 +207,5 @@ export class HttpMcpDriver implements McpDriver {
   async close(): Promise<void> {
     await this.endSession();
     await this.pool.close();
-  }
-}
-
-const ID_KEY = Buffer.from('"id":');
-const CLOSING_BRACE = 0x7d;
-
-/**
- * The id of a response line: read from its end, where the SDK and this server write it for results
- * (no scan of a 48 KB line), else found by parsing the line.
- */
-function idOf(line: Buffer): number | undefined {
-  if (line[line.length - 1] === CLOSING_BRACE) {
-    const key = line.lastIndexOf(ID_KEY);
-    const id = key < 0 ? Number.NaN : Number(line.toString("latin1", key + ID_KEY.length, line.length - 1));
-    if (Number.isInteger(id)) return id;
-  }
-  const { id } = JSON.parse(line.toString("utf8")) as { id?: unknown };
-  return typeof id === "number" ? id : undefined;
-}
-
-/** Newline-delimited JSON-RPC over a spawned server's stdin/stdout. */
-export class StdioMcpDriver implements McpDriver {
-  private nextId = 1;
-  private readonly pending = new Map<number, (answer: Buffer) => void>();
-  /** The start of a line whose newline is in a later chunk. */
-  private partial: Buffer[] = [];
-  readonly exited: Promise<number | null>;
-
-  constructor(readonly child: ChildProcess) {
-    child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
-    this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  }
-
-  static spawn(args: string[], env: NodeJS.ProcessEnv): StdioMcpDriver {
-    return new StdioMcpDriver(spawn(process.execPath, args, { env, stdio: ["pipe", "pipe", "ignore"] }));
-  }
-
-  /** Only the new chunk is searched for newlines; a line is copied only when it spans chunks. */
-  private receive(chunk: Buffer): void {
-    let start = 0;
-    let newline = chunk.indexOf(NEWLINE);
-    while (newline >= 0) {
-      const piece = chunk.subarray(start, newline);
-      const line = this.partial.length === 0 ? piece : Buffer.concat([...this.partial, piece]);
-      this.partial = [];
-      const id = line.length > 0 ? idOf(line) : undefined;
-      if (id !== undefined) {
-        this.pending.get(id)?.(line);
-        this.pending.delete(id);
-      }
-      start = newline + 1;
-      newline = chunk.indexOf(NEWLINE, start);
-    }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
-  }
-
-  /**
-   * Requests made in one turn (the next calls of every answer that arrived together) leave in one
-   * pipe write, as a client multiplexing calls on one pipe would send them, not a system call each.
-   */
-  private send(message: Record<string, unknown>): void {
-    const stdin = this.child.stdin;
-    if (!stdin) return;
-    if (stdin.writableCorked === 0) {
-      stdin.cork();
-      process.nextTick(() => stdin.uncork());
-    }
-    stdin.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /**
-   * initialize, initialized and `first` written at once, as a client launching us does; resolves
-   * with the answer to `first`.
-   */
-  async initialize(first = "tools/list"): Promise<Buffer> {
-    const initialized = this.request("initialize", INITIALIZE_PARAMS);
-    this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const answer = await this.request(first);
-    if (!succeeded(await initialized)) throw new Error("initialize failed");
-    return answer;
-  }
-
-  request(method: string, params?: Record<string, unknown>): Promise<Buffer> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin?.end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 3_000);
-    await this.exited;
-    clearTimeout(timer);
   }
 }

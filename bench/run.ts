@@ -6,7 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { measureColdStart } from "./cold-start.js";
-import { decode, HttpMcpDriver, type McpDriver, StdioMcpDriver } from "./jsonrpc.js";
+import { decode, HttpMcpDriver, type McpDriver } from "./jsonrpc.js";
 import { FULL_BUDGET, type Operation, QUICK_BUDGET } from "./measure.js";
 import { measureMemory } from "./memory.js";
 import { CLI, forkBench, ROOT, serverEnv, startHttpServer, stopChild } from "./processes.js";
@@ -19,6 +19,7 @@ import {
   type OperationName,
   TASKS_ARGUMENTS,
 } from "./scenarios.js";
+import { StdioMcpDriver } from "./stdio-driver.js";
 import { TASKS_BODY } from "./upstream.js";
 
 const RUN_LIMIT_MS = 8 * 60_000;
@@ -42,9 +43,10 @@ function cpuModel(): string {
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 async function measureSizes(driver: McpDriver): Promise<Sizes> {
-  const list = decode(await driver.request("tools/list"));
+  const whole = { whole: true };
+  const list = decode(await driver.request("tools/list", undefined, whole));
   const call = decode(
-    await driver.request("tools/call", { name: "tasks_query", arguments: TASKS_ARGUMENTS }),
+    await driver.request("tools/call", { name: "tasks_query", arguments: TASKS_ARGUMENTS }, whole),
   );
   const result = call.result as { content: { text: string }[]; structuredContent: unknown };
   const upstreamBodyBytes = Buffer.byteLength(TASKS_BODY);
@@ -97,7 +99,7 @@ async function main(): Promise<void> {
     const limitFigures = await measurePath(limit.operations, budget, upstreamChild.pid);
 
     step("stdio");
-    const stdio = StdioMcpDriver.spawn([...nodeArgsFor("stdio"), CLI], serverEnv(upstreamUrl));
+    const stdio = await StdioMcpDriver.spawn([...nodeArgsFor("stdio"), CLI], serverEnv(upstreamUrl));
     children.add(stdio.child);
     await stdio.initialize();
     const sizes = await measureSizes(stdio);

@@ -1,7 +1,7 @@
 // The work every path does, as operations the measurer can repeat: the same two upstream requests
 // sent straight to the upstream (the limit) or as MCP calls through the server.
 import { Pool } from "undici";
-import { excerpt, exchange, type McpDriver, startsWith, succeeded } from "./jsonrpc.js";
+import { excerpt, exchange, type McpDriver, succeeded } from "./jsonrpc.js";
 import {
   type Budget,
   type Latency,
@@ -61,7 +61,7 @@ export function limitOperations(upstreamUrl: string): {
   return { operations, pool };
 }
 
-const TOOL_LIST_START = Buffer.from('{"result":{"tools":[');
+const TOOL_LIST_START = '{"result":{"tools":[';
 
 /** The same work as MCP requests through a driver; any error or isError result stops the run. */
 export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> {
@@ -76,7 +76,7 @@ export function mcpOperations(driver: McpDriver): Map<OperationName, Operation> 
       "tools/list",
       async () => {
         const answer = await driver.request("tools/list");
-        ensure(startsWith(answer, TOOL_LIST_START), `tools/list failed: ${excerpt(answer)}`);
+        ensure(answer.head.startsWith(TOOL_LIST_START), `tools/list failed: ${excerpt(answer)}`);
       },
     ],
   ]);
