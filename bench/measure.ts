@@ -103,11 +103,11 @@ export interface Paired<T> {
 }
 
 /**
- * Which side runs in each slot: subject, limit, limit, subject, twice over. A machine that speeds up
- * or slows down during a measurement (other tenants, frequency changes) moves both sides alike, so
+ * Which side runs in each slot: subject, limit, limit, subject, four times over. A machine that speeds
+ * up or slows down during a measurement (other tenants, frequency changes) moves both sides alike, so
  * their ratio holds still even when each figure alone drifts by a quarter.
  */
-const SLOTS = ["subject", "limit", "limit", "subject", "subject", "limit", "limit", "subject"] as const;
+const SLOTS = Array.from({ length: 4 }, () => ["subject", "limit", "limit", "subject"] as const).flat();
 const SLOTS_PER_SIDE = SLOTS.length / 2;
 
 /** p50 and p99 of sequential calls of both sides, in alternating slots. */
