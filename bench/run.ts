@@ -3,7 +3,7 @@
 // Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/).
 // BENCH_DIST=<dir> benches another build (e.g. a checkout of main) with the same harness.
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { measureColdStart } from "./cold-start.js";
 import { decode, HttpMcpDriver, type McpDriver } from "./jsonrpc.js";
@@ -87,6 +87,8 @@ async function measureHttp(
 
 async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  // Profiles of an earlier run would be summarised with this one's.
+  if (profile) rmSync(`${RESULTS_DIR}profiles/`, { recursive: true, force: true });
   const { child: upstreamChild, ready } = await forkBench<{ url: string }>("upstream-child.js");
   children.add(upstreamChild);
   const upstreamUrl = ready.url;
