@@ -11,9 +11,9 @@ export interface JsonRpcAnswer {
 
 /**
  * What the load loops need of a response: its start and whether it is a tool error, found as its bytes
- * arrive. Every byte is still read and searched, but a 48 KB tools/list answer is neither kept,
- * decoded nor parsed while the driver shares the CPUs with the server: decoding it to a string cost
- * the driver more than the server spent answering it.
+ * arrive (stdio) or in the body undici gathered (HTTP). Every byte is still read and searched, but a
+ * 48 KB tools/list answer is neither kept, decoded nor parsed while the driver shares the CPUs with the
+ * server: decoding it to a string cost the driver more than the server spent answering it.
  */
 export interface Answer {
   /** Its first HEAD_BYTES bytes, decoded. */
@@ -48,8 +48,9 @@ export interface McpDriver {
 }
 
 export function decode(answer: Answer): JsonRpcAnswer {
-  if (answer.text === undefined)
+  if (answer.text === undefined) {
     throw new Error("decode needs the whole answer: request it with { whole: true }");
+  }
   return JSON.parse(answer.text) as JsonRpcAnswer;
 }
 

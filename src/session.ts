@@ -192,26 +192,26 @@ export class McpSession {
   }
 
   private call(id: RequestId, params: ToolCallParams): void {
-    const signal = new Cancellation();
-    this.calls.set(id, signal);
+    const cancellation = new Cancellation();
+    this.calls.set(id, cancellation);
     const done = () => {
-      if (this.calls.get(id) === signal) this.calls.delete(id);
+      if (this.calls.get(id) === cancellation) this.calls.delete(id);
     };
     // Progress and log entries of a call travel with it (over HTTP, on its own response stream).
     const notify = (notification: ServerNotification) =>
-      signal.aborted
+      cancellation.aborted
         ? Promise.resolve()
         : this.send({ ...notification, jsonrpc: "2.0" }, { relatedRequestId: id });
-    const scope = { enabled: this.tools, sessionLog: this.sessionLog, signal, notify };
+    const scope = { enabled: this.tools, sessionLog: this.sessionLog, signal: cancellation, notify };
     answerToolCall(this.upstreams, params, scope).then(
       (result) => {
         done();
         // A cancelled request gets no answer.
-        if (!signal.aborted) this.reply(id, result);
+        if (!cancellation.aborted) this.reply(id, result);
       },
       (error: unknown) => {
         done();
-        if (signal.aborted) return;
+        if (cancellation.aborted) return;
         const text = redact(error instanceof Error ? error.message : String(error), this.upstreams.settings);
         log("error", "tool call crashed", { tool: params.name.slice(0, 100), error: text });
         const message = "Internal error while answering tools/call: try again; if it persists, report it";
