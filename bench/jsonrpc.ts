@@ -25,17 +25,28 @@ export interface Answer {
 }
 
 export const HEAD_BYTES = 512;
-export const TOOL_ERROR = Buffer.from('"isError":true');
-const TOOL_LIST_START = Buffer.from('{"result":{"tools":');
+/** The marker of a tool error, `"isError":true`, as found from its rare `E` (see holdsToolError). */
+const TOOL_ERROR_FROM_E = Buffer.from('Error":true');
+const TOOL_ERROR_START = Buffer.from('"is');
+/** Bytes a marker split across two reads can have on either side of the split. */
+export const TOOL_ERROR_EDGE = TOOL_ERROR_START.length + TOOL_ERROR_FROM_E.length - 1;
 
 /**
- * Whether a response starting with `head` must be searched for TOOL_ERROR: not a tool list, which can
- * hold no tool error. Searching for a needle that starts with `"` is slow in JSON (a candidate at every
- * quote): about 15 µs per 48 KB tools/list answer, a third of what the driver spent on one.
+ * Whether `bytes` hold `"isError":true`. A search for the whole marker stops at every `"` of the JSON
+ * (15 µs for a 48 KB tool list); searching from its `E`, rare in JSON, and checking the three bytes
+ * before takes a tenth of that.
  */
-export const mayHoldToolError = (head: Buffer) =>
-  head.length < TOOL_LIST_START.length ||
-  head.compare(TOOL_LIST_START, 0, TOOL_LIST_START.length, 0, TOOL_LIST_START.length) !== 0;
+export function holdsToolError(bytes: Buffer): boolean {
+  let at = bytes.indexOf(TOOL_ERROR_FROM_E);
+  while (at >= 0) {
+    const start = at - TOOL_ERROR_START.length;
+    if (start >= 0 && bytes.compare(TOOL_ERROR_START, 0, TOOL_ERROR_START.length, start, at) === 0) {
+      return true;
+    }
+    at = bytes.indexOf(TOOL_ERROR_FROM_E, at + 1);
+  }
+  return false;
+}
 
 export interface RequestOptions {
   /** Keep the whole response (sizes, a decoded answer), not only what the checks need. */
@@ -193,7 +204,7 @@ export class HttpMcpDriver implements McpDriver {
     if (!bytes) throw new Error(`${method} got no answer`);
     return {
       head: bytes.toString("utf8", 0, HEAD_BYTES),
-      toolError: mayHoldToolError(bytes) && bytes.includes(TOOL_ERROR),
+      toolError: holdsToolError(bytes),
       text: options?.whole ? bytes.toString("utf8") : undefined,
     };
   }

@@ -11,13 +11,13 @@ import { tmpdir } from "node:os";
 import {
   type Answer,
   HEAD_BYTES,
+  holdsToolError,
   INITIALIZE_PARAMS,
   type McpDriver,
-  mayHoldToolError,
   NEWLINE,
   type RequestOptions,
   succeeded,
-  TOOL_ERROR,
+  TOOL_ERROR_EDGE,
 } from "./jsonrpc.js";
 
 /** Reads land here; large enough for the answers of one turn at 16 in flight (16 × 11.8 KB). */
@@ -101,13 +101,14 @@ export class LineScanner {
       this.head.push(part);
       this.headBytes += part.length;
     }
-    if (!this.toolError && mayHoldToolError(this.head[0]!)) {
+    if (!this.toolError) {
       // The marker inside this piece, or across its border with the bytes before it.
-      const edge = TOOL_ERROR.length - 1;
       this.toolError =
-        piece.includes(TOOL_ERROR) ||
+        holdsToolError(piece) ||
         (this.tail.length > 0 &&
-          Buffer.concat([this.tail.subarray(-edge), piece.subarray(0, edge)]).includes(TOOL_ERROR));
+          holdsToolError(
+            Buffer.concat([this.tail.subarray(-TOOL_ERROR_EDGE), piece.subarray(0, TOOL_ERROR_EDGE)]),
+          ));
     }
     this.tail =
       piece.length >= TAIL_BYTES

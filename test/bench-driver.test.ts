@@ -33,7 +33,7 @@ function scan(reads: Buffer[], keepWhole: boolean): Seen[] {
 }
 
 const toolError = `{"result":{"content":[{"type":"text","text":"no such task: ${"x".repeat(900)}"}],"isError":true},"jsonrpc":"2.0","id":7}`;
-const success = `{"result":{"content":[{"type":"text","text":"{\\"isError\\":false}"}],"structuredContent":{"a":"${"é".repeat(400)}"}},"jsonrpc":"2.0","id":8}`;
+const success = `{"result":{"content":[{"type":"text","text":"{\\"isError\\":false}"}],"structuredContent":{"a":"${"é".repeat(400)}","lastError":true}},"jsonrpc":"2.0","id":8}`;
 const list = `{"result":{"tools":[{"name":"x","description":"mentions \\"isError\\":true in prose"}]},"jsonrpc":"2.0","id":9}`;
 const rpcError = '{"jsonrpc":"2.0","id":10,"error":{"code":-32601,"message":"Method not found"}}';
 const lines = [toolError, success, list, rpcError];
