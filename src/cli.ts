@@ -74,7 +74,8 @@ async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> 
 
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
-    running = await serveStdio(buildServer(createUpstreams(config.upstream, dispatcher), { tools }));
+    const upstreams = createUpstreams(config.upstream, dispatcher);
+    running = serveStdio(() => buildServer(upstreams, { tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
     running = await startHttp(config, dispatcher, tools);

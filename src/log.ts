@@ -1,7 +1,7 @@
 // Logs go to two sinks: JSON lines on stderr (stdout is the protocol in stdio mode), and, where a
-// session is at hand, MCP `notifications/message` to its client. Neither ever carries an API key:
+// client asked for them, MCP `notifications/message` on the request they belong to. Neither ever carries an API key:
 // callers log names, statuses and durations, not arguments or upstream bodies.
-import type { LoggingLevel, LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingLevel } from "@modelcontextprotocol/server";
 import type { LogLevel } from "./config.js";
 import { SERVER_NAME } from "./version.js";
 
@@ -28,7 +28,7 @@ const atLeast = (level: LoggingLevel, threshold: LoggingLevel) =>
 
 let stderrLevel: LogLevel = "info";
 
-/** The level below which nothing is written to stderr (LOG_LEVEL); also each session's first client level. */
+/** The level below which nothing is written to stderr (LOG_LEVEL). */
 export function setLogLevel(level: LogLevel): void {
   stderrLevel = level;
 }
@@ -46,33 +46,34 @@ export function log(level: LogLevel | "warn", message: string, fields: Record<st
   process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
-/** Sends a notification to the client; in a request handler, on that request's own stream. */
-export type Notify = (notification: LoggingMessageNotification) => Promise<void>;
-
 /** What a tool call reports about itself, wherever it ends up. */
 export type Report = (level: LogLevel, message: string, fields: Record<string, unknown>) => void;
 
+/** The part of a request's context that can reach its client. */
+export interface ClientLogSink {
+  mcpReq: {
+    envelope?: unknown;
+    log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  };
+}
+
 /**
- * The log of one MCP session: every entry goes to stderr (at LOG_LEVEL) and to the client, at the
- * level the client chose with `logging/setLevel` (LOG_LEVEL until it chooses).
+ * The client's side of one server instance's log. Nothing reaches a client that did not ask: a
+ * 2025-era client asks with logging/setLevel (kept here), a 2026-07-28 request with its own
+ * `logLevel` in `_meta` (which the SDK reads). Every entry also goes to stderr at LOG_LEVEL.
  */
-export class SessionLog {
-  private clientLevel: LoggingLevel = stderrLevel;
+export class ClientLog {
+  /** The level a 2025-era client set with logging/setLevel; none until it does. */
+  level?: LoggingLevel;
 
-  setClientLevel(level: LoggingLevel): void {
-    this.clientLevel = level;
-  }
-
-  log(level: LogLevel, message: string, fields: Record<string, unknown>, notify: Notify): void {
-    log(level, message, fields);
-    if (!atLeast(level, this.clientLevel)) return;
-    const params = { level, logger: SERVER_NAME, data: { message, ...fields } };
-    // A client that went away misses the entry; stderr still has it.
-    notify({ method: "notifications/message", params }).catch(() => {});
-  }
-
-  /** A `Report` bound to one way of reaching the client. */
-  reporter(notify: Notify): Report {
-    return (level, message, fields) => this.log(level, message, fields, notify);
+  /** A `Report` for one request: its entries travel with that request's answer. */
+  reporter(request: ClientLogSink): Report {
+    const modern = request.mcpReq.envelope !== undefined;
+    return (level, message, fields) => {
+      log(level, message, fields);
+      if (!modern && (this.level === undefined || !atLeast(level, this.level))) return;
+      // A client that went away misses the entry; stderr still has it.
+      request.mcpReq.log(level, { message, ...fields }, SERVER_NAME).catch(() => {});
+    };
   }
 }

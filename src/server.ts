@@ -1,8 +1,17 @@
-// Builds the MCP server: the same factory serves stdio, stateful HTTP and stateless HTTP, one McpSession
-// (session.ts) per stdio process, HTTP session or stateless request.
+// Builds the MCP server: one SDK `Server` instance per stdio connection, 2025-era HTTP session, or
+// stateless / 2026-07-28 HTTP request. The SDK answers the protocol (both eras, server/discover,
+// initialize, ping, cancellation); this file only says what the tools are and how a call is made.
+import {
+  type ProgressToken,
+  Server,
+  type ServerContext,
+  type ServerNotification,
+} from "@modelcontextprotocol/server";
 import type { Upstreams } from "./clients/index.js";
-import { McpSession, type ServerIdentity } from "./session.js";
-import { ALL_TOOL_NAMES, ENDPOINTS } from "./tools/register.js";
+import { describeRetry, type RetryNotice } from "./clients/retry.js";
+import { ClientLog } from "./log.js";
+import { callTool } from "./tools/call.js";
+import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
 export const WORKSPACE_GUIDE = `Agent-workspace tools: tasks, comments, agent runs and attachment links. Start with whoami for the project ids unless a default project is configured; tasks_query and agent_runs_query page with next_cursor.`;
@@ -24,13 +33,46 @@ export interface ServerOptions {
   tools?: ReadonlySet<string>;
 }
 
-/** One MCP session: connect it to a transport (stdio, an HTTP session, a stateless request). */
-export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): McpSession {
-  const tools = options.tools ?? ALL_TOOL_NAMES;
-  const identity: ServerIdentity = {
-    serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
-    capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions: instructionsFor(tools),
+type Notify = (notification: ServerNotification) => Promise<void>;
+
+/** Progress notifications about retry waits, when the client gave a progressToken. */
+function retryProgress(token: ProgressToken | undefined, notify: Notify) {
+  if (token === undefined) return undefined;
+  return (notice: RetryNotice) => {
+    const params = { progressToken: token, progress: notice.attempt, total: notice.maxAttempts };
+    notify({ method: "notifications/progress", params: { ...params, message: describeRetry(notice) } }).catch(
+      () => {}, // a client gone mid-wait is handled by the abort signal
+    );
   };
-  return new McpSession(upstreams, tools, identity);
+}
+
+/** A fresh server instance: connect it to one transport (the SDK's serving entries do). */
+export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
+  const tools = options.tools ?? ALL_TOOL_NAMES;
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions: instructionsFor(tools),
+    },
+  );
+  const list = toolListFor(tools);
+  const clientLog = new ClientLog();
+  server.setRequestHandler("tools/list", () => list);
+  // Kept here rather than by the SDK: its own handler would send every entry to a client that never asked.
+  server.setRequestHandler("logging/setLevel", (request) => {
+    clientLog.level = request.params.level;
+    return {};
+  });
+  server.setRequestHandler("tools/call", (request, ctx: ServerContext) =>
+    callTool(upstreams, request.params.name, request.params.arguments, {
+      enabled: tools,
+      report: clientLog.reporter(ctx),
+      context: {
+        signal: ctx.mcpReq.signal,
+        onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      },
+    }),
+  );
+  return server;
 }

@@ -75,14 +75,13 @@ describe("the bench's stdio line scanner", () => {
       expect(first.text).toBeUndefined();
       const [listed, refused, pinged] = await Promise.all([
         driver.request("tools/list", undefined, { whole: true }),
-        driver.request("tools/call", { name: "no_such_tool", arguments: {} }),
+        driver.request("tools/call", { name: "whoami", arguments: { extra: 1 } }),
         driver.request("ping"),
       ]);
       expect(decode(listed)).toEqual({ result: TOOL_LIST, jsonrpc: "2.0", id: 3 });
       expect(refused.toolError).toBe(true);
-      const available = TOOL_LIST.tools.map((tool) => tool.name).join(", ");
-      const text = `Unknown tool "no_such_tool". Available: ${available}.`;
-      const result = { isError: true, content: [{ type: "text", text }] };
+      const text = "whoami: invalid arguments, nothing was sent. Fix and call again:\n- extra: unknown key; allowed here: workspace_id";
+      const result = { content: [{ type: "text", text }], isError: true };
       expect(refused.head).toBe(JSON.stringify({ result, jsonrpc: "2.0", id: 4 }));
       expect(pinged).toEqual({
         head: '{"result":{},"jsonrpc":"2.0","id":5}',

@@ -1,81 +1,15 @@
 // End to end: the built server (dist/cli.js) spawned as a real process, over stdio and over HTTP,
 // driven by the SDK's Client, against the sandbox. `npm test` builds dist/ first.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { SERVER_VERSION } from "../src/version.js";
-import { CLI, childEnv, runCli, TOOL_NAMES } from "./helpers.js";
-
-/** A valid call of every tool, with ids from the sandbox. */
-function callsFor(ids: Sandbox["ids"]): [string, Record<string, unknown>][] {
-  return [
-    ["whoami", {}],
-    ["tasks_query", { view: "list", query: { pagination: { page_size: 5 } } }],
-    ["tasks_comments", { task_id: ids.taskId, body: "end-to-end comment" }],
-    ["agent_runs_query", { scope: "task_runs", task_id: ids.taskId, limit: 3 }],
-    [
-      "attachments_download_url",
-      { target: "comment", attachment_id: ids.commentAttachmentId, comment_id: ids.commentId },
-    ],
-    ["geo_projects", {}],
-    ["geo_prompts", { metrics: ["answers_count"], pagination: { limit: 3 } }],
-    ["geo_tags", { metrics: ["query_count"], pagination: { limit: 3 } }],
-    ["geo_topics", { metrics: ["prompts_count"], pagination: { limit: 3 } }],
-    ["geo_models", { pagination: { limit: 3 } }],
-    ["geo_websites", { pagination: { limit: 3 } }],
-    ["geo_citations", { pagination: { limit: 3 } }],
-    ["geo_keywords", { pagination: { limit: 3 } }],
-    ["geo_reports_sentiments", { dimensions: ["topic"], measures: ["total_keyword_occurrences"] }],
-  ];
-}
-
-/** What each call must show of the sandbox's seeded data. */
-function checkResult(name: string, result: CallToolResult, sandbox: Sandbox): void {
-  expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeUndefined();
-  const body = result.structuredContent as Record<string, unknown>;
-  expect(result.content).toEqual([{ type: "text", text: JSON.stringify(body) }]);
-  const ids = sandbox.ids;
-  switch (name) {
-    case "whoami":
-      expect((body.projects as { id: string }[]).map((p) => p.id)).toEqual(ids.workspaceProjects);
-      break;
-    case "tasks_query":
-      expect((body.items as unknown[]).length).toBe(5);
-      expect(body.has_more).toBe(true);
-      break;
-    case "tasks_comments":
-      expect([body.task_id, body.body]).toEqual([ids.taskId, "end-to-end comment"]);
-      break;
-    case "agent_runs_query":
-      expect((body.items as { task_id: string }[]).every((run) => run.task_id === ids.taskId)).toBe(true);
-      break;
-    case "attachments_download_url":
-      expect(body.url).toEqual(expect.stringContaining(ids.commentAttachmentId));
-      break;
-    case "geo_projects":
-      expect((body.data as { id: string }[]).map((p) => p.id)).toEqual(ids.analyticsProjects);
-      break;
-    case "geo_reports_sentiments":
-      expect((body.data as Record<string, unknown>[]).every((row) => "topic" in row)).toBe(true);
-      break;
-    default:
-      expect((body.data as unknown[]).length).toBe(3);
-      expect((body.info as { total_rows: number }).total_rows).toBeGreaterThan(3);
-  }
-}
-
-async function exerciseEveryTool(client: Client, sandbox: Sandbox): Promise<void> {
-  const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
-  for (const [name, args] of callsFor(sandbox.ids)) {
-    checkResult(name, (await client.callTool({ name, arguments: args })) as CallToolResult, sandbox);
-  }
-}
+import { exerciseEveryTool, listeningUrl } from "./every-tool.js";
+import { CLI, childEnv, runCli } from "./helpers.js";
 
 describe("the built server, spawned", () => {
   let sandbox: Sandbox;
@@ -181,18 +115,3 @@ describe("the built server, spawned", () => {
   });
 });
 
-/** Waits for the server's `listening` log line on stderr (and keeps reading, so stderr stays open). */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buffered = "";
-    child.stderr!.on("data", (chunk) => {
-      buffered += chunk;
-      for (const line of buffered.split("\n").slice(0, -1)) {
-        if (!line.startsWith("{")) continue;
-        const entry = JSON.parse(line) as { message?: string; url?: string };
-        if (entry.message === "listening" && entry.url) resolve(entry.url);
-      }
-    });
-    child.once("exit", () => reject(new Error(`server exited before listening: ${buffered}`)));
-  });
-}

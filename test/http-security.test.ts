@@ -85,7 +85,7 @@ describe("malformed requests get the matching 4xx with a JSON-RPC error, and the
       406,
       rpcError(
         -32000,
-        "Not Acceptable: the Accept header must list both application/json and text/event-stream",
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
       ),
     ],
     [

@@ -1,5 +1,6 @@
-// MCP logging: tool call failures reach the client as notifications/message (filtered by the level it
-// sets with logging/setLevel, LOG_LEVEL until then) and stderr, naming the tool and the status only.
+// MCP logging: tool call failures reach the client as notifications/message once it asks for them
+// (logging/setLevel in the 2025 revisions, a logLevel in each 2026-07-28 request's _meta), and stderr
+// always; they name the tool and the status only. A client that never asked gets none.
 import {
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
@@ -49,7 +50,14 @@ describe("log notifications to the client", () => {
     expect(mcp.client.getServerCapabilities()?.logging).toEqual({});
   });
 
-  it("sends failures at warning (4xx, bad arguments) and error (5xx) by default, never the key", async () => {
+  it("sends nothing to a client that has not set a level", async () => {
+    await mcp.call("tasks_query", { view: "list" });
+    await mcp.call("geo_projects");
+    expect(received).toEqual([]);
+  });
+
+  it("at warning, sends failures at warning (4xx, bad arguments) and error (5xx), never the key", async () => {
+    await mcp.client.setLoggingLevel("warning");
     await mcp.call("tasks_query", { view: "list" });
     await mcp.call("tasks_query", { view: "sideways" });
     await mcp.call("geo_projects");

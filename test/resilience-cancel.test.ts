@@ -1,10 +1,16 @@
-// Cancellation reaches the upstream at once: a cancelled MCP request, a closed HTTP connection or a
-// closed stdin closes the upstream socket long before a slow upstream would have answered, and no
-// retry follows.
+// Cancellation reaches the upstream at once, in both protocol eras and on every transport: a cancelled
+// MCP request, a closed HTTP connection or a closed stdin closes the upstream socket long before a slow
+// upstream would have answered, and no retry follows.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
@@ -79,6 +85,96 @@ describe("an MCP cancellation", () => {
     await expect(call).rejects.toThrow();
     await sleep(RETRY_WINDOW_MS + 1_000);
     expect(upstream.requests).toHaveLength(1);
+  });
+});
+
+/** Something that calls whoami with a signal: a client of one era on one transport. */
+interface Caller {
+  call(signal: AbortSignal): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const upstreamEnv = () =>
+  childEnv({ WORKSPACE_BASE_URL: upstream.url, WORKSPACE_API_KEY: KEY, UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) });
+const upstreamSettings = () => ({ ...TEST_LIMITS, workspaceBaseUrl: upstream.url, workspaceApiKey: KEY, timeoutMs: TIMEOUT_MS });
+const modernClient = () =>
+  new ModernClient({ name: "cancel-modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+
+/** The server over HTTP in this process (with `argv` flags), reached by a client of one era. */
+async function httpCaller(era: "2025" | "2026-07-28", argv: string[] = []): Promise<Caller> {
+  const settings = upstreamSettings();
+  const dispatcher = createDispatcher(settings);
+  const http = await serveHttp(perUserServers(settings, dispatcher, ALL_TOOL_NAMES), httpSettings(argv));
+  const url = new URL(http.url);
+  const stop = async () => {
+    await http.close();
+    await dispatcher.close();
+  };
+  if (era === "2025") {
+    const client = new Client({ name: "cancel-legacy", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    return {
+      call: (signal) => client.callTool({ name: "whoami", arguments: {} }, undefined, { signal }),
+      close: async () => {
+        await client.close();
+        await stop();
+      },
+    };
+  }
+  const client = modernClient();
+  await client.connect(new ModernHttpTransport(url));
+  return {
+    call: (signal) => client.callTool({ name: "whoami", arguments: {} }, { signal }),
+    close: async () => {
+      await client.close();
+      await stop();
+    },
+  };
+}
+
+/** The built server over stdio, spawned by a client of one era. */
+async function stdioCaller(era: "2025" | "2026-07-28"): Promise<Caller> {
+  const server = { command: process.execPath, args: [CLI], env: upstreamEnv(), stderr: "ignore" as const };
+  if (era === "2025") {
+    const client = new Client({ name: "cancel-legacy", version: "1.0.0" });
+    await client.connect(new StdioClientTransport(server));
+    return {
+      call: (signal) => client.callTool({ name: "whoami", arguments: {} }, undefined, { signal }),
+      close: () => client.close(),
+    };
+  }
+  const client = modernClient();
+  await client.connect(new ModernStdioTransport(server));
+  return {
+    call: (signal) => client.callTool({ name: "whoami", arguments: {} }, { signal }),
+    close: () => client.close(),
+  };
+}
+
+describe.each([
+  ["2025 session over HTTP", () => httpCaller("2025")],
+  ["2025 over --stateless HTTP (the cancel is a POST of its own)", () => httpCaller("2025", ["--stateless"])],
+  ["2026-07-28 over HTTP (the client closes the response stream)", () => httpCaller("2026-07-28")],
+  ["2026-07-28 over --stateless HTTP", () => httpCaller("2026-07-28", ["--stateless"])],
+  ["2025 over stdio", () => stdioCaller("2025")],
+  ["2026-07-28 over stdio", () => stdioCaller("2026-07-28")],
+])("a cancelled call, %s", (_name, start) => {
+  it("closes the upstream socket before the answer, and nothing is retried", async () => {
+    const caller = await start();
+    try {
+      const arrived = upstream.nextRequest();
+      const controller = new AbortController();
+      const call = caller.call(controller.signal);
+      call.catch(() => {});
+      await arrived;
+      controller.abort("the user changed their mind");
+      await expect(call).rejects.toThrow();
+      await expectClosedBeforeAnswer(arrived);
+      await sleep(RETRY_WINDOW_MS);
+      expect(upstream.requests).toHaveLength(1);
+    } finally {
+      await caller.close();
+    }
   });
 });
 

@@ -144,15 +144,16 @@ describe("a server with a selection, over HTTP", () => {
       "agent_runs_query",
       "attachments_download_url",
     ]);
-    const refused = (await harness.call("tasks_comments", { task_id: "x", body: "hi" })) as CallToolResult;
-    expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toBe(
-      'Tool "tasks_comments" is not enabled on this server (see its --toolsets, --tools and --read-only settings). Available: whoami, tasks_query, agent_runs_query, attachments_download_url.',
-    );
-    const unknown = await harness.call("tasks_delete");
-    expect(textOf(unknown)).toBe(
-      'Unknown tool "tasks_delete". Available: whoami, tasks_query, agent_runs_query, attachments_download_url.',
-    );
+    await expect(harness.call("tasks_comments", { task_id: "x", body: "hi" })).rejects.toMatchObject({
+      code: -32602,
+      message:
+        'MCP error -32602: Unknown tool: "tasks_comments" is not enabled on this server (see its --toolsets, --tools and --read-only settings). Available: whoami, tasks_query, agent_runs_query, attachments_download_url.',
+    });
+    await expect(harness.call("tasks_delete")).rejects.toMatchObject({
+      code: -32602,
+      message:
+        'MCP error -32602: Unknown tool: "tasks_delete" does not exist. Available: whoami, tasks_query, agent_runs_query, attachments_download_url.',
+    });
     expect(upstream.requests).toEqual([]);
     expect((await harness.call("whoami")).isError).toBeUndefined();
     expect(upstream.requests.map((request) => request.path)).toEqual(["/api/v1/business/whoami"]);
@@ -176,9 +177,11 @@ describe("a server with a selection, over HTTP", () => {
       "X-MCP-Tools": "whoami,tasks_comments,geo_tags",
     });
     expect(await listed(harness)).toEqual(["whoami"]);
-    expect(textOf(await harness.call("geo_projects"))).toBe(
-      'Tool "geo_projects" is not enabled on this server (see its --toolsets, --tools and --read-only settings). Available: whoami.',
-    );
+    await expect(harness.call("geo_projects")).rejects.toMatchObject({
+      code: -32602,
+      message:
+        'MCP error -32602: Unknown tool: "geo_projects" is not enabled on this server (see its --toolsets, --tools and --read-only settings). Available: whoami.',
+    });
   });
 
   it.each([

@@ -211,12 +211,19 @@ describe("arguments are checked before anything is sent", () => {
     upstream.requests.length = 0;
   });
 
-  it("names an unknown tool and lists the real ones", async () => {
-    const result = await mcp.call("tasks_delete", {});
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe(
-      'Unknown tool "tasks_delete". Available: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments.',
-    );
+  it("refuses an unknown tool with the JSON-RPC error the specification gives, listing the real ones", async () => {
+    await expect(mcp.call("tasks_delete", {})).rejects.toMatchObject({
+      code: -32602,
+      message:
+        'MCP error -32602: Unknown tool: "tasks_delete" does not exist. Available: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments.',
+    });
     expect(upstream.requests).toEqual([]);
+  });
+
+  it("quotes at most 100 characters of an unknown tool's name", async () => {
+    const name = `x${"y".repeat(5_000)}`;
+    const error = await mcp.call(name, {}).catch((caught: Error) => caught);
+    expect((error as Error).message).toContain(`"${name.slice(0, 100)}…" does not exist`);
+    expect((error as Error).message.length).toBeLessThan(600);
   });
 });

@@ -1,6 +1,6 @@
 // The one function that turns any failure of a tool call into the result the assistant sees:
 // `isError: true`, the tool's name, what happened, and what to do next. Never an API key.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
   MissingConfigError,
   ToolInputError,

@@ -1,16 +1,19 @@
-// Streamable HTTP on /mcp, stateful (one server and transport per session) or stateless (one per
-// request, for replicas behind a load balancer); GET /healthz and /readyz for orchestrators.
+// Streamable HTTP on /mcp for both protocol eras: a 2026-07-28 request goes to the SDK's per-request
+// handler; a 2025-era one to sessions (one server and transport per session, the default) or, with
+// --stateless, to a server of its own. GET /healthz and /readyz for orchestrators.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { HttpSettings } from "../config.js";
 import { log, logs } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
 import { createGuards } from "./http/guards.js";
 import { HttpProblem, RpcCode, sendJson, sendProblem } from "./http/replies.js";
+import { ModernEndpoint } from "./http/modern.js";
 import { StatefulEndpoint } from "./http/sessions.js";
 import { StatelessEndpoint } from "./http/stateless.js";
-import type { ServerForRequest } from "./http/user-servers.js";
+import type { RequestServer, ServerForRequest } from "./http/user-servers.js";
 import type { RunningTransport } from "./stdio.js";
 
 export interface RunningHttp extends RunningTransport {
@@ -23,6 +26,26 @@ export interface RunningHttp extends RunningTransport {
 }
 
 const MCP_METHODS = ["GET", "POST", "DELETE"];
+
+const headerOf = (req: IncomingMessage, name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * Whether a POST belongs to the 2025 revisions: the SDK's own classification (no per-request `_meta`
+ * envelope claim). Everything else, malformed 2026-07-28 requests included, is the SDK handler's to answer.
+ */
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: headerOf(req, "mcp-protocol-version"),
+    mcpMethodHeader: headerOf(req, "mcp-method"),
+    mcpNameHeader: headerOf(req, "mcp-name"),
+    body,
+  });
+  return outcome.kind === "legacy";
+}
 
 /** POST requests being answered, so that shutdown can wait for them. */
 class InFlight {
@@ -56,8 +79,9 @@ export async function serveHttp(
   missingSettings: () => string[] = () => [],
 ): Promise<RunningHttp> {
   const guards = createGuards(settings);
-  const stateful = settings.stateless ? undefined : new StatefulEndpoint(serverForRequest, settings);
-  const endpoint = stateful ?? new StatelessEndpoint(serverForRequest);
+  const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
+  const legacy = stateful ?? new StatelessEndpoint();
+  const modern = new ModernEndpoint();
   const inFlight = new InFlight();
   let shuttingDown = false;
 
@@ -75,13 +99,19 @@ export async function serveHttp(
         allow: MCP_METHODS.join(", "),
       });
     }
-    let body: unknown;
-    if (req.method === "POST") {
-      inFlight.track(res);
-      body = await readMcpBody(req, settings.maxBodyBytes);
-      Object.assign(facts, describeBody(body));
-    }
-    await endpoint.handle(req, res, body, facts);
+    // Built from the headers on first need: a request within a session usually never needs it.
+    let server: RequestServer | undefined;
+    const serverOf = () => {
+      server ??= serverForRequest(req.headers);
+      return server;
+    };
+    if (req.method !== "POST") return legacy.handle(req, res, undefined, facts, serverOf);
+    inFlight.track(res);
+    const body = await readMcpBody(req, settings.maxBodyBytes);
+    Object.assign(facts, describeBody(body));
+    if (isLegacy(req, body)) return legacy.handle(req, res, body, facts, serverOf);
+    facts.era = "2026-07-28";
+    return modern.handle(req, res, body, serverOf);
   }
 
   function route(req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> {
@@ -134,7 +164,7 @@ export async function serveHttp(
     httpServer.closeIdleConnections();
     const abandoned = await inFlight.settled(settings.shutdownGraceMs);
     if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
-    await endpoint.close();
+    await Promise.all([legacy.close(), modern.close()]);
     httpServer.closeAllConnections();
     await stopped;
     markClosed();

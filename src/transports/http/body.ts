@@ -1,18 +1,11 @@
-// The body of POST /mcp, read here rather than by the transport: the server needs it to tell an
-// initialize from other requests and to log the tool called. Each malformed request gets its own 4xx.
+// The body of POST /mcp, read here rather than by the transport: the server needs it to tell the
+// protocol era and an initialize from other requests, and to log the tool called. Each malformed request gets its own 4xx.
 import type { IncomingMessage } from "node:http";
-import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
+import { isJsonContentType } from "@modelcontextprotocol/server";
 import { HttpProblem, RpcCode } from "./replies.js";
 
+/** The Accept header is the SDK transports' to check; the body cannot be read as anything but JSON. */
 function checkHeaders(req: IncomingMessage): void {
-  const accept = req.headers.accept ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-    throw new HttpProblem(
-      406,
-      RpcCode.serverError,
-      "Not Acceptable: the Accept header must list both application/json and text/event-stream",
-    );
-  }
   if (!isJsonContentType(req.headers["content-type"])) {
     throw new HttpProblem(
       415,
@@ -83,6 +76,8 @@ export interface RequestFacts {
   rpc?: string;
   tool?: string;
   session?: string;
+  /** The protocol revision, when the request names one in its `_meta` (2026-07-28). */
+  era?: string;
 }
 
 /** The JSON-RPC method and, for tools/call, the tool name: what the request log shows of a body. */

@@ -1,18 +1,17 @@
-// The stateful mode: one server and transport per session, bound to the per-user headers it was opened
-// with. Sessions are bounded in number and expire after an idle spell; a session with a request still
+// The 2025 revisions with sessions (the default mode): one server and the SDK's streamable HTTP
+// transport per session, bound to the per-user headers it was opened with. Sessions are bounded in number and expire after an idle spell; a session with a request still
 // open (a slow call, the client's event stream) is never idle.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { McpSession } from "../../session.js";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { isInitializeRequest, type Server } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
-import { NodeStreamableTransport } from "./node-transport.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { type ServerForRequest, shapingHeadersOf } from "./user-servers.js";
+import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
 
 export interface Session {
-  transport: NodeStreamableTransport;
-  mcp: McpSession;
+  transport: NodeStreamableHTTPServerTransport;
+  mcp: Server;
   /** See RequestServer.identity and shapingHeaders: of the request that opened the session. */
   identity: string;
   shapingHeaders: string;
@@ -105,22 +104,42 @@ export class SessionStore {
 
 const RETRY_AFTER_SECONDS = "30";
 
+type RequestId = string | number;
+
+/** The id of a single JSON-RPC request body, if it is one. */
+export function requestIdOf(body: unknown): RequestId | undefined {
+  const message = body as { id?: unknown; method?: unknown } | undefined;
+  const { id } = message ?? {};
+  return typeof message?.method === "string" && (typeof id === "string" || Number.isSafeInteger(id))
+    ? (id as RequestId)
+    : undefined;
+}
+
+/** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
+function cancelOnServer(transport: NodeStreamableHTTPServerTransport, id: RequestId): void {
+  const reason = "the client closed the connection before the answer";
+  transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+}
+
 /** Serves /mcp requests in the stateful mode. */
 export class StatefulEndpoint {
   readonly sessions: SessionStore;
 
-  constructor(
-    private readonly serverForRequest: ServerForRequest,
-    settings: { sessionIdleMs: number; maxSessions: number },
-  ) {
+  constructor(settings: { sessionIdleMs: number; maxSessions: number }) {
     this.sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    facts: RequestFacts,
+    server: () => RequestServer,
+  ): Promise<void> {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {
-      if (req.method === "POST" && isInitializeRequest(body)) return this.open(req, res, body, facts);
+      if (req.method === "POST" && isInitializeRequest(body)) return this.open(req, res, body, facts, server());
       throw new HttpProblem(
         400,
         RpcCode.serverError,
@@ -135,7 +154,7 @@ export class StatefulEndpoint {
         "Session not found (expired or closed): initialize a new one",
       );
     }
-    if (!this.sameIdentity(req, session)) {
+    if (!this.sameIdentity(req, session, server)) {
       throw new HttpProblem(
         403,
         RpcCode.serverError,
@@ -144,7 +163,13 @@ export class StatefulEndpoint {
     }
     facts.session = sessionId;
     this.sessions.requestStarted(session);
-    res.once("close", () => this.sessions.requestEnded(session));
+    const id = requestIdOf(body);
+    res.once("close", () => {
+      this.sessions.requestEnded(session);
+      // A client that dropped the connection before its answer will never read it: the call stops, as
+      // if cancelled, rather than run on (and, for tasks_comments, create what the client may send again).
+      if (id !== undefined && !res.writableFinished) cancelOnServer(session.transport, id);
+    });
     await session.transport.handleRequest(req, res, body);
   }
 
@@ -153,13 +178,18 @@ export class StatefulEndpoint {
   }
 
   /** Headers as the session's opening request sent them pass at once; others are parsed and digested. */
-  private sameIdentity(req: IncomingMessage, session: Session): boolean {
+  private sameIdentity(req: IncomingMessage, session: Session, server: () => RequestServer): boolean {
     if (shapingHeadersOf(req.headers) === session.shapingHeaders) return true;
-    return this.serverForRequest(req.headers).identity === session.identity;
+    return server().identity === session.identity;
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, facts: RequestFacts) {
-    const { identity, shapingHeaders, build } = this.serverForRequest(req.headers);
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    facts: RequestFacts,
+    { identity, shapingHeaders, build }: RequestServer,
+  ) {
     const release = this.sessions.reserve();
     if (!release) {
       throw new HttpProblem(
@@ -170,7 +200,7 @@ export class StatefulEndpoint {
       );
     }
     const mcp = build();
-    const transport: NodeStreamableTransport = new NodeStreamableTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release();

@@ -1,34 +1,62 @@
-// The stateless mode: every POST gets a server and transport of its own, dropped when the answer has gone
-// out. Nothing outlives a request, so any replica behind a load balancer can answer any request.
+// The 2025 revisions without sessions (--stateless): every POST gets a server and transport of its
+// own, dropped when the answer has gone out, so any replica can answer any request. A cancellation
+// arrives in a POST of its own: it reaches the call it names when that call runs in this process
+// under the same per-user headers (a cancel landing on another replica cannot reach it).
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { NodeStreamableTransport } from "./node-transport.js";
+import type { Server } from "@modelcontextprotocol/server";
+import type { RequestFacts } from "./body.js";
+import { requestIdOf } from "./sessions.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import type { ServerForRequest } from "./user-servers.js";
+import type { RequestServer } from "./user-servers.js";
+
+type RequestId = string | number;
+
+/** The request a single `notifications/cancelled` body names, if it is one. */
+function cancelledIdOf(body: unknown): RequestId | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
+  if (message?.method !== "notifications/cancelled") return undefined;
+  return requestIdOf({ method: "", id: message.params?.requestId });
+}
 
 export class StatelessEndpoint {
-  constructor(private readonly serverForRequest: ServerForRequest) {}
+  /** Calls in flight, by the headers that built their server and their request id. */
+  private readonly running = new Map<string, Server>();
 
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    _facts: RequestFacts,
+    serverOf: () => RequestServer,
+  ): Promise<void> {
     if (req.method !== "POST") {
       // No session: no event stream to GET, nothing to DELETE.
-      throw new HttpProblem(
-        405,
-        RpcCode.serverError,
-        "Method Not Allowed: this server is stateless, only POST",
-        {
-          allow: "POST",
-        },
-      );
+      throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: this server is stateless, only POST", {
+        allow: "POST",
+      });
     }
-    const session = this.serverForRequest(req.headers).build();
-    const transport = new NodeStreamableTransport();
+    const server = serverOf();
+    const cancelled = cancelledIdOf(body);
+    if (cancelled !== undefined) void this.running.get(keyOf(server, cancelled))?.close();
+
+    const instance = server.build();
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const id = requestIdOf(body);
+    const key = id === undefined ? undefined : keyOf(server, id);
+    if (key !== undefined) this.running.set(key, instance);
     res.once("close", () => {
-      // Answered: nothing is pending and the pair is simply dropped. Cut short: closing stops the rest.
-      if (!res.writableFinished) void session.close();
+      if (key !== undefined && this.running.get(key) === instance) this.running.delete(key);
+      // Answered: nothing is pending. Cut short: closing stops the call and its upstream request.
+      void instance.close();
     });
-    await session.connect(transport);
+    await instance.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await Promise.all([...this.running.values()].map((instance) => instance.close()));
+  }
 }
+
+const keyOf = (server: RequestServer, id: RequestId) => `${server.shapingHeaders}\n${JSON.stringify(id)}`;

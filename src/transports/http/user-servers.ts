@@ -8,7 +8,7 @@ import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
 import { ConfigError, type UpstreamSettings } from "../../config.js";
 import { buildServer } from "../../server.js";
-import type { McpSession } from "../../session.js";
+import type { Server } from "@modelcontextprotocol/server";
 import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
@@ -21,7 +21,7 @@ export interface RequestServer {
   readonly identity: string;
   /** The raw values of those headers: equal values always make an equal identity, without a digest. */
   readonly shapingHeaders: string;
-  build(): McpSession;
+  build(): Server;
 }
 
 /** Throws a 400 HttpProblem for a malformed header. */

@@ -1,0 +1,97 @@
+// The call path of every tool: check the arguments, forward them to the API, shape the answer.
+// Whatever fails on the way becomes an `isError` result that says what to do next; only a call the
+// protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
+import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { CallContext, Upstreams } from "../clients/index.js";
+import { knownJsonText } from "../json-text.js";
+import type { Report } from "../log.js";
+import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
+import { PREPARED_TOOLS } from "./register.js";
+import { decodeStringifiedArguments, describeIssues } from "./validation.js";
+
+/** A tool name is quoted back at most this long. */
+const MAX_QUOTED_NAME = 100;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** The upstream body as it came; MCP wants an object, so any other JSON is wrapped once. */
+function structured(body: unknown): Record<string, unknown> {
+  if (isObject(body)) return body;
+  return Array.isArray(body) ? { items: body } : { value: body };
+}
+
+/** The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent. */
+function structuredResult(body: Record<string, unknown>): CallToolResult {
+  const text = knownJsonText(body) ?? JSON.stringify(body);
+  return { content: [{ type: "text", text }], structuredContent: body };
+}
+
+/**
+ * -32602 for a tool this server does not offer, as the specification asks of every revision, naming
+ * the tools it does offer so that the assistant can pick one.
+ */
+function unknownTool(name: string, enabled: ReadonlySet<string>): ProtocolError {
+  const quoted = name.length > MAX_QUOTED_NAME ? `${name.slice(0, MAX_QUOTED_NAME)}…` : name;
+  const known = PREPARED_TOOLS.has(name)
+    ? " is not enabled on this server (see its --toolsets, --tools and --read-only settings)"
+    : " does not exist";
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Unknown tool: "${quoted}"${known}. Available: ${[...enabled].join(", ")}.`,
+  );
+}
+
+/** What one tool call runs with, from the transport down to the upstream request. */
+export interface ToolCall {
+  /** The tools this server offers; any other name is refused. */
+  enabled: ReadonlySet<string>;
+  /** Where the call's log entries go (stderr, and the client when it asked for them). */
+  report: Report;
+  /** Cancellation and retry progress, handed on to the upstream client. */
+  context: CallContext;
+}
+
+export async function callTool(
+  upstreams: Upstreams,
+  name: string,
+  rawArguments: Record<string, unknown> | undefined,
+  { enabled, report, context }: ToolCall,
+): Promise<CallToolResult> {
+  const tool = PREPARED_TOOLS.get(name);
+  if (!tool || !enabled.has(name)) {
+    report("warning", "tool call refused", {
+      tool: name.slice(0, MAX_QUOTED_NAME),
+      reason: tool ? "not enabled" : "unknown",
+    });
+    throw unknownTool(name, enabled);
+  }
+  const { definition } = tool;
+  const args = decodeStringifiedArguments(definition.input, rawArguments ?? {});
+  const parsed = definition.input.safeParse(args);
+  if (!parsed.success) {
+    report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
+    const issues = describeIssues(definition.input, tool.keyPaths, parsed.error.issues);
+    return errorResult(
+      redact(
+        `${name}: invalid arguments, nothing was sent. Fix and call again:\n${issues}`,
+        upstreams.settings,
+      ),
+    );
+  }
+  const started = performance.now();
+  try {
+    const body = structured(await upstreams.call(definition, parsed.data, context));
+    report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
+    return structuredResult(body);
+  } catch (error) {
+    if (context.signal?.aborted) {
+      // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.
+      report("info", "tool call cancelled", { tool: name });
+      throw error;
+    }
+    const { level, fields } = failureLog(error);
+    report(level, "tool call failed", { tool: name, ...fields });
+    return toolErrorResult(definition, error, upstreams.settings);
+  }
+}
