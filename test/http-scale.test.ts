@@ -1,11 +1,15 @@
 // Scale-out, for real: three replicas of the built server in --stateless mode behind nginx, configured by
-// deploy/nginx.conf (the documented example, with loopback addresses), several SDK clients, each with
-// its own key header, against the sandbox.
+// deploy/nginx.conf (the documented example, with loopback addresses), several SDK clients of both
+// protocol eras (2025-11-25 and 2026-07-28), each with its own key header, against the sandbox.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -153,10 +157,21 @@ describe("three stateless replicas behind nginx", () => {
   it(`${CLIENTS} SDK clients make ${CLIENTS * CALLS_PER_CLIENT} tool calls: all succeed, every replica serves some`, async () => {
     if (!nginxBinary) throw new Error(NGINX_MISSING);
     const clients = await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        const client = new Client({ name: "scale-test", version: "1.0.0" });
+      Array.from({ length: CLIENTS }, async (_, index) => {
         const headers = { "X-API-KEY": sandbox.apiKey, "X-Project-Id": sandbox.workspaceProjectId };
-        await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+        const requestInit = { headers };
+        // Half speak 2025-11-25, half 2026-07-28 (every request of theirs stands alone).
+        if (index % 2 === 0) {
+          const client = new Client({ name: "scale-test-2025", version: "1.0.0" });
+          await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+          await client.listTools();
+          return client;
+        }
+        const client = new ModernClient(
+          { name: "scale-test-2026", version: "1.0.0" },
+          { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+        );
+        await client.connect(new ModernHttpTransport(new URL(url), { requestInit }));
         await client.listTools();
         return client;
       }),
@@ -185,8 +200,11 @@ describe("three stateless replicas behind nginx", () => {
     // A replica logs a request when its answer has gone out: the last lines may still be on their way.
     await eventually(() => total() >= CLIENTS * CALLS_PER_CLIENT);
     expect(total()).toBe(CLIENTS * CALLS_PER_CLIENT);
-    console.log(`tool calls served per replica: ${served().join(", ")}`);
     for (const count of served()) expect(count).toBeGreaterThan(0);
+    const modernCalls = replicas.flatMap((replica) =>
+      replica.requests.filter((line) => line.rpc === "tools/call" && line.era === "2026-07-28"),
+    );
+    expect(modernCalls).toHaveLength((CLIENTS / 2) * CALLS_PER_CLIENT);
     // Every upstream request carried the users' key, and no replica logged it.
     const logged = JSON.stringify(replicas.map((replica) => replica.requests));
     expect(logged).not.toContain(sandbox.apiKey);

@@ -178,6 +178,46 @@ describe.each([
   });
 });
 
+describe("--stateless, with the call's connection still open", () => {
+  it("a notifications/cancelled POST of its own reaches the call it names under the same headers", async () => {
+    const settings = upstreamSettings();
+    const dispatcher = createDispatcher(settings);
+    const http = await serveHttp(perUserServers(settings, dispatcher, ALL_TOOL_NAMES), httpSettings(["--stateless"]));
+    const post = (body: object, headers: Record<string, string> = {}) =>
+      fetch(http.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    try {
+      const arrived = upstream.nextRequest();
+      const call = post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } });
+      call.catch(() => {});
+      await arrived;
+      let closed = false;
+      void upstream.requests[0]?.socketClosed.then(() => {
+        closed = true;
+      });
+      const cancel = (headers?: Record<string, string>) =>
+        post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }, headers);
+      // Another user's cancellation of the same id does not reach it.
+      expect((await cancel({ "x-api-key": "someone-else" })).status).toBe(202);
+      await sleep(200);
+      expect(closed).toBe(false);
+      expect((await cancel()).status).toBe(202);
+      await expectClosedBeforeAnswer(arrived);
+    } finally {
+      await http.close();
+      await dispatcher.close();
+    }
+  });
+});
+
 describe("a client that goes away", () => {
   it("a closed HTTP connection closes the upstream socket", async () => {
     const settings = {
