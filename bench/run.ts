@@ -109,7 +109,7 @@ interface PathRun {
  */
 async function measureMcpPath(
   era: Era,
-  ours: McpDriver & { child?: ChildProcess },
+  ours: McpDriver,
   oursPid: number | undefined,
   bare: Served,
   limit: LimitOperations,
