@@ -3,6 +3,51 @@
 import { type Dispatcher, Pool } from "undici";
 
 export const PROTOCOL_VERSION = "2025-06-18";
+/** The stateless revision: no initialize, no session; every request carries the envelope below. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
+/** `legacy`: the 2025 revisions, opened with initialize; `modern`: 2026-07-28, per-request envelope. */
+export type Era = "legacy" | "modern";
+
+/**
+ * The per-request `_meta` envelope of 2026-07-28 (the SDK's PROTOCOL_VERSION_META_KEY,
+ * CLIENT_CAPABILITIES_META_KEY and CLIENT_INFO_META_KEY; test/bench-driver.test.ts holds them equal).
+ * Version and capabilities are required, client info recommended.
+ */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+} as const;
+
+/** `params` with the modern envelope added to its `_meta` (params of its own kept). */
+export function withModernMeta(params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const own = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: own ? { ...MODERN_META, ...own } : MODERN_META };
+}
+
+/** Body fields that 2026-07-28 mirrors in the Mcp-Name header, by method. */
+const NAME_FIELD: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/**
+ * The HTTP headers a 2026-07-28 request carries besides content type and Accept: MCP-Protocol-Version
+ * and Mcp-Method always, Mcp-Name for the methods that name a tool, prompt or resource. Non-ASCII
+ * names would need the revision's base64 form; the bench names none.
+ */
+export function modernHeaders(method: string, params: Record<string, unknown> | undefined) {
+  const headers: Record<string, string> = {
+    "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+    "mcp-method": method,
+  };
+  const field = NAME_FIELD[method];
+  const name = field === undefined ? undefined : params?.[field];
+  if (typeof name === "string") headers["mcp-name"] = name;
+  return headers;
+}
 
 export interface JsonRpcAnswer {
   result?: Record<string, unknown>;
@@ -70,6 +115,31 @@ export const excerpt = (answer: Answer) => answer.head;
 
 /** A result that is not a tool error; the SDK writes `result` first in every response it sends. */
 export const succeeded = (answer: Answer) => answer.head.startsWith('{"result":') && !answer.toolError;
+
+/**
+ * Why a server does not serve 2026-07-28 through `driver` (a modern one), or undefined when it does:
+ * its `server/discover` answer must list the revision among supportedVersions.
+ */
+export async function modernRefusal(driver: McpDriver, timeoutMs = 5_000): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to server/discover in ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const answer = await Promise.race([
+      driver.request("server/discover", undefined, { whole: true }),
+      silence,
+    ]);
+    const { result, error } = decode(answer);
+    const versions = (result as { supportedVersions?: unknown } | undefined)?.supportedVersions;
+    if (Array.isArray(versions) && versions.includes(MODERN_PROTOCOL_VERSION)) return undefined;
+    return error ? `server/discover: ${error.code} ${error.message}` : `server/discover: ${excerpt(answer)}`;
+  } catch (error) {
+    return error instanceof Error ? error.message.slice(0, 300) : String(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export const INITIALIZE_PARAMS = {
   protocolVersion: PROTOCOL_VERSION,
@@ -150,19 +220,30 @@ export class HttpMcpDriver implements McpDriver {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
   };
+  /** Modern era: the headers of each request, by method and Mcp-Name, made once. */
+  private readonly modernHeaders = new Map<string, Record<string, string>>();
   /** Session id the server gave at initialize; undefined when it runs without sessions. */
   sessionId: string | undefined;
 
   private constructor(
     private readonly pool: Pool,
     private readonly path: string,
+    readonly era: Era,
   ) {}
 
-  /** Opens a session (or, on a stateless server, just initializes) with up to `connections` sockets. */
-  static async connect(url: string, connections = 64, pool?: Pool): Promise<HttpMcpDriver> {
+  /**
+   * Up to `connections` sockets. Legacy: opens a session (or, on a stateless server, just
+   * initializes). Modern: nothing to open; every request carries the envelope and its headers.
+   */
+  static async connect(
+    url: string,
+    connections = 64,
+    pool?: Pool,
+    era: Era = "legacy",
+  ): Promise<HttpMcpDriver> {
     const { origin, pathname } = new URL(url);
-    const driver = new HttpMcpDriver(pool ?? new Pool(origin, { connections, pipelining: 1 }), pathname);
-    await driver.initialize();
+    const driver = new HttpMcpDriver(pool ?? new Pool(origin, { connections, pipelining: 1 }), pathname, era);
+    if (era === "legacy") await driver.initialize();
     return driver;
   }
 
@@ -185,11 +266,14 @@ export class HttpMcpDriver implements McpDriver {
     await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
   }
 
-  private async post(message: Record<string, unknown>): Promise<Buffer | undefined> {
+  private async post(
+    message: Record<string, unknown>,
+    requestHeaders = this.headers,
+  ): Promise<Buffer | undefined> {
     const { statusCode, headers, body } = await exchange(this.pool, {
       path: this.path,
       method: "POST",
-      headers: this.headers,
+      headers: requestHeaders,
       body: JSON.stringify(message),
     });
     if (statusCode === 202) return undefined;
@@ -199,8 +283,26 @@ export class HttpMcpDriver implements McpDriver {
     return messageBytes(String(headers["content-type"] ?? ""), body);
   }
 
+  private headersFor(method: string, params: Record<string, unknown> | undefined): Record<string, string> {
+    const extra = modernHeaders(method, params);
+    const key = `${method}\n${extra["mcp-name"] ?? ""}`;
+    let headers = this.modernHeaders.get(key);
+    if (!headers) {
+      headers = { ...this.headers, ...extra };
+      this.modernHeaders.set(key, headers);
+    }
+    return headers;
+  }
+
   async request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Answer> {
-    const bytes = await this.post({ jsonrpc: "2.0", id: this.nextId++, method, params });
+    const id = this.nextId++;
+    const bytes =
+      this.era === "legacy"
+        ? await this.post({ jsonrpc: "2.0", id, method, params })
+        : await this.post(
+            { jsonrpc: "2.0", id, method, params: withModernMeta(params) },
+            this.headersFor(method, params),
+          );
     if (!bytes) throw new Error(`${method} got no answer`);
     return {
       head: bytes.toString("utf8", 0, HEAD_BYTES),

@@ -102,81 +102,96 @@ export interface Paired<T> {
   limit: T;
 }
 
-/**
- * Which side runs in each slot: subject, limit, limit, subject, four times over. A machine that speeds
- * up or slows down during a measurement (other tenants, frequency changes) moves both sides alike, so
- * their ratio holds still even when each figure alone drifts by a quarter.
- */
-const SLOTS = Array.from({ length: 4 }, () => ["subject", "limit", "limit", "subject"] as const).flat();
-const SLOTS_PER_SIDE = SLOTS.length / 2;
+/** The path under test, the limit, and optionally the bare SDK v2 server on the same path. */
+export type Side = "subject" | "bare" | "limit";
+export type Sides<T> = Partial<Record<Side, T>> & Paired<T>;
 
-/** p50 and p99 of sequential calls of both sides, in alternating slots. */
-export async function pairedLatency(operations: Paired<Operation>, budget: Budget): Promise<Paired<Latency>> {
-  await runFor(budget.warmupMs, operations.subject);
-  await runFor(budget.warmupMs, operations.limit);
+/**
+ * Which side runs in each slot: the sides in order then in reverse (subject, limit, limit, subject;
+ * with the bare server, subject, bare, limit, limit, bare, subject), four times over. A machine that
+ * speeds up or slows down during a measurement (other tenants, frequency changes) moves every side
+ * alike, so their ratios hold still even when each figure alone drifts by a quarter.
+ */
+function slotsOf(sides: Side[]): Side[] {
+  return Array.from({ length: 4 }, () => [...sides, ...[...sides].reverse()]).flat();
+}
+const SLOTS_PER_SIDE = 8;
+
+const sidesOf = <T>(operations: Sides<T>): Side[] =>
+  (["subject", "bare", "limit"] as const).filter((side) => operations[side] !== undefined);
+
+function bySide<T>(sides: Side[], figure: (side: Side) => T): Sides<T> {
+  const bare = sides.includes("bare") ? { bare: figure("bare") } : {};
+  return { subject: figure("subject"), limit: figure("limit"), ...bare };
+}
+
+/** p50 and p99 of sequential calls of every side, in alternating slots. */
+export async function pairedLatency(operations: Sides<Operation>, budget: Budget): Promise<Sides<Latency>> {
+  const sides = sidesOf(operations);
+  for (const side of sides) await runFor(budget.warmupMs, operations[side]!);
   const perSlot = Math.ceil(budget.sequentialCalls / SLOTS_PER_SIDE);
-  const samples = {
-    subject: new Float64Array(perSlot * SLOTS_PER_SIDE),
-    limit: new Float64Array(perSlot * SLOTS_PER_SIDE),
-  };
-  const calls = { subject: 0, limit: 0 };
-  for (const side of SLOTS) {
-    const operation = operations[side];
+  const samples = new Map(sides.map((side) => [side, new Float64Array(perSlot * SLOTS_PER_SIDE)]));
+  const calls = new Map(sides.map((side) => [side, 0]));
+  for (const side of slotsOf(sides)) {
+    const operation = operations[side]!;
+    const own = samples.get(side)!;
+    let count = calls.get(side)!;
     const end = performance.now() + budget.sequentialMs / SLOTS_PER_SIDE;
     for (let slotCalls = 0; slotCalls < perSlot && performance.now() < end; slotCalls++) {
       const start = performance.now();
       await operation();
-      samples[side][calls[side]++] = performance.now() - start;
+      own[count++] = performance.now() - start;
     }
+    calls.set(side, count);
   }
-  const latency = (side: "subject" | "limit"): Latency => {
-    const sorted = samples[side].subarray(0, calls[side]).sort();
-    return { calls: calls[side], p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
+  const latency = (side: Side): Latency => {
+    const count = calls.get(side)!;
+    const sorted = samples.get(side)!.subarray(0, count).sort();
+    return { calls: count, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
   };
-  return { subject: latency("subject"), limit: latency("limit") };
+  return bySide(sides, latency);
 }
 
-export interface PairedThroughput extends Paired<Throughput> {
-  /** CPU time the subject's serving process spent in the subject's slots, in microseconds. */
-  subjectCpuMicros?: number;
+export interface SideThroughput extends Throughput {
+  /** CPU time the side's serving process spent in the side's slots, in microseconds. */
+  cpuMicros?: number;
 }
 
 /**
- * Throughput of both sides with `inFlight` callers each, in alternating slots that add up to
- * `budget.throughputMs` per side. `cpuMicros` reads the CPU time of the process serving the subject.
+ * Throughput of every side with `inFlight` callers each, in alternating slots that add up to
+ * `budget.throughputMs` per side. `cpuMicros` reads the CPU time of the process serving a side.
  */
 export async function pairedThroughput(
-  operations: Paired<Operation>,
+  operations: Sides<Operation>,
   inFlight: number,
   budget: Budget,
-  cpuMicros: () => number | undefined,
-): Promise<PairedThroughput> {
-  await throughputRun(operations.subject, inFlight, budget.warmupMs);
-  await throughputRun(operations.limit, inFlight, budget.warmupMs);
-  const totals = { subject: { calls: 0, ms: 0 }, limit: { calls: 0, ms: 0 } };
-  let subjectCpuMicros: number | undefined = 0;
-  for (const side of SLOTS) {
-    const cpuBefore = side === "subject" ? cpuMicros() : undefined;
+  cpuMicros: Partial<Record<Side, () => number | undefined>> = {},
+): Promise<Sides<SideThroughput>> {
+  const sides = sidesOf(operations);
+  for (const side of sides) await throughputRun(operations[side]!, inFlight, budget.warmupMs);
+  const totals = new Map(sides.map((side) => [side, { calls: 0, ms: 0, cpu: 0 as number | undefined }]));
+  for (const side of slotsOf(sides)) {
+    const total = totals.get(side)!;
+    const read = cpuMicros[side];
+    const cpuBefore = read?.();
     const { calls, ms } = await throughputRun(
-      operations[side],
+      operations[side]!,
       inFlight,
       budget.throughputMs / SLOTS_PER_SIDE,
     );
-    totals[side].calls += calls;
-    totals[side].ms += ms;
-    if (side === "subject") {
-      const cpuAfter = cpuMicros();
-      subjectCpuMicros =
-        subjectCpuMicros === undefined || cpuBefore === undefined || cpuAfter === undefined
-          ? undefined
-          : subjectCpuMicros + cpuAfter - cpuBefore;
-    }
+    const cpuAfter = read?.();
+    total.calls += calls;
+    total.ms += ms;
+    total.cpu =
+      total.cpu === undefined || cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : total.cpu + cpuAfter - cpuBefore;
   }
-  const result = (side: "subject" | "limit"): Throughput => ({
-    perSecond: totals[side].calls / (totals[side].ms / 1000),
-    calls: totals[side].calls,
-  });
-  return { subject: result("subject"), limit: result("limit"), subjectCpuMicros };
+  const result = (side: Side): SideThroughput => {
+    const { calls, ms, cpu } = totals.get(side)!;
+    return { perSecond: calls / (ms / 1000), calls, cpuMicros: cpu };
+  };
+  return bySide(sides, result);
 }
 
 export const median = (values: number[]): number => {

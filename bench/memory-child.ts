@@ -8,16 +8,24 @@ type Http = typeof import("../src/clients/http.js");
 type HttpTransport = typeof import("../src/transports/http.js");
 type UserServers = typeof import("../src/transports/http/user-servers.js");
 type Register = typeof import("../src/tools/register.js");
+type Log = typeof import("../src/log.js");
 
 const load = <T>(path: string) => import(`${DIST}${path}`) as Promise<T>;
-const [{ parseCommandLine }, { createDispatcher }, { serveHttp }, { perUserServers }, { ALL_TOOL_NAMES }] =
-  await Promise.all([
-    load<Cli>("config.js"),
-    load<Http>("clients/http.js"),
-    load<HttpTransport>("transports/http.js"),
-    load<UserServers>("transports/http/user-servers.js"),
-    load<Register>("tools/register.js"),
-  ]);
+const [
+  { parseCommandLine },
+  { createDispatcher },
+  { serveHttp },
+  { perUserServers },
+  { ALL_TOOL_NAMES },
+  { setLogLevel },
+] = await Promise.all([
+  load<Cli>("config.js"),
+  load<Http>("clients/http.js"),
+  load<HttpTransport>("transports/http.js"),
+  load<UserServers>("transports/http/user-servers.js"),
+  load<Register>("tools/register.js"),
+  load<Log>("log.js"),
+]);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("start the memory child with --expose-gc");
@@ -25,6 +33,8 @@ if (!gc) throw new Error("start the memory child with --expose-gc");
 const command = parseCommandLine(["--transport", "http", "--port", "0"], process.env);
 if (command.kind !== "serve") throw new Error("unexpected command");
 const { config } = command;
+// As cli.js does: LOG_LEVEL=error from serverEnv, else every request of 1000 sessions is logged.
+setLogLevel(config.logLevel);
 const dispatcher = createDispatcher(config.upstream);
 const http = await serveHttp(perUserServers(config.upstream, dispatcher, ALL_TOOL_NAMES), config.http);
 

@@ -14,6 +14,8 @@ export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const DIST = process.env.BENCH_DIST ? `${resolve(process.env.BENCH_DIST)}/` : `${ROOT}dist/`;
 export const CLI = `${DIST}cli.js`;
 const HERE = fileURLToPath(new URL(".", import.meta.url));
+/** The bare SDK v2 server the bench compares ours with (sdk-bare-child.ts), compiled beside this file. */
+export const BARE = `${HERE}sdk-bare-child.js`;
 
 /** Environment that points the server at the bench upstream, with a default project (no whoami). */
 export function serverEnv(upstreamUrl: string): NodeJS.ProcessEnv {
@@ -79,13 +81,40 @@ export interface HttpServerUnderTest {
 }
 
 /** dist/cli.js over streamable HTTP on a free loopback port; `extraArgs` e.g. --stateless. */
-export async function startHttpServer(
+export function startHttpServer(
   upstreamUrl: string,
   extraArgs: string[],
   nodeArgs: string[] = [],
 ): Promise<HttpServerUnderTest> {
+  return startListening(upstreamUrl, (port) => [
+    ...nodeArgs,
+    CLI,
+    "--transport",
+    "http",
+    "--port",
+    port,
+    ...extraArgs,
+  ]);
+}
+
+/**
+ * The bare SDK v2 server over HTTP: `http` is createMcpHandler (both eras, 2025 stateless),
+ * `sessions` the docs' sessionful 2025 recipe.
+ */
+export function startBareHttpServer(
+  upstreamUrl: string,
+  mode: "http" | "sessions",
+  nodeArgs: string[] = [],
+): Promise<HttpServerUnderTest> {
+  return startListening(upstreamUrl, (port) => [...nodeArgs, BARE, "--transport", mode, "--port", port]);
+}
+
+async function startListening(
+  upstreamUrl: string,
+  argsFor: (port: string) => string[],
+): Promise<HttpServerUnderTest> {
   const port = await freePort();
-  const args = [...nodeArgs, CLI, "--transport", "http", "--port", String(port), ...extraArgs];
+  const args = argsFor(String(port));
   const child = spawn(process.execPath, args, { env: serverEnv(upstreamUrl), stdio: "ignore" });
   const deadline = Date.now() + 10_000;
   while (!(await portOpen(port))) {

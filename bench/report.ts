@@ -1,9 +1,13 @@
 // Figures -> the issue's targets with PASS/MISS, and the markdown tables a run prints.
 import type { ColdStart } from "./cold-start.js";
+import type { Latency } from "./measure.js";
 import type { MemoryFigures } from "./memory.js";
 import { IN_FLIGHT, type OperationFigures, type OperationName, type PathFigures } from "./scenarios.js";
 
-export type PathName = "limit" | "stdio" | "http" | "stateless";
+export type PathName = "limit" | "stdio" | "stdioModern" | "httpModern" | "http" | "stateless";
+/** The MCP paths of the server, in the order they are measured and shown. */
+export type McpPathName = Exclude<PathName, "limit">;
+export const MCP_PATHS: McpPathName[] = ["stdio", "stdioModern", "httpModern", "http", "stateless"];
 
 export interface Sizes {
   toolsListBytes: number;
@@ -21,7 +25,12 @@ export interface Results {
   date: string;
   quick: boolean;
   notes: string[];
+  /** Our server's figures by path; a path it does not serve is empty and named in notServed. */
   paths: Record<PathName, PathFigures>;
+  /** Paths our server did not serve, with what it answered (a 2025-only build on 2026-07-28). */
+  notServed: Partial<Record<McpPathName, string>>;
+  /** The bare SDK v2 server against the limit alone, on paths our server did not serve. */
+  bareAlone: Partial<Record<McpPathName, PathFigures>>;
   coldStart: ColdStart;
   memory: MemoryFigures;
   sizes: Sizes;
@@ -33,14 +42,30 @@ export interface TargetRow {
   figure: string;
   target: string;
   pass: boolean;
+  /** The path is not served by this build: the row's targets were not measured. */
+  notServed?: boolean;
 }
 
 const PATH_LABEL: Record<PathName, string> = {
   limit: "limit (undici → upstream)",
-  stdio: "stdio",
-  http: "HTTP stateful",
-  stateless: "HTTP --stateless",
+  stdio: "stdio 2025",
+  stdioModern: "stdio 2026-07-28",
+  httpModern: "HTTP 2026-07-28",
+  http: "HTTP 2025 sessions",
+  stateless: "HTTP 2025 stateless",
 };
+
+/** Targets against the limit by path: tool call p50 at most, throughput share at least. */
+const LIMIT_TARGETS: Record<McpPathName, { latencyRatio: number; throughputShare: number }> = {
+  stdio: { latencyRatio: 3, throughputShare: 1 / 4.5 },
+  stdioModern: { latencyRatio: 3, throughputShare: 1 / 4.5 },
+  httpModern: { latencyRatio: 3.5, throughputShare: 1 / 8 },
+  http: { latencyRatio: 4, throughputShare: 1 / 10 },
+  stateless: { latencyRatio: 6, throughputShare: 1 / 14 },
+};
+/** Against the bare SDK v2 server on the same path, tool call at 16 in flight. */
+const BARE_THROUGHPUT_RATIO = 1.5;
+const BARE_LATENCY_RATIO = 0.75;
 
 const ms = (value: number) => `${value.toFixed(value < 1 ? 3 : 2)} ms`;
 const rate = (value: number) => `${Math.round(value)}/s`;
@@ -63,15 +88,14 @@ const shareOfLimit = (
   inFlight: number,
 ) => figures.throughput[inFlight]! / limitFor(paths, operation, figures).throughput[inFlight]!;
 
-function callTargets(
-  paths: Results["paths"],
-  path: PathName,
-  latencyRatio: number,
-  throughputShare: number,
-): TargetRow[] {
+const fraction = (share: number) => `1/${Number((1 / share).toFixed(1))}`;
+
+function callTargets(paths: Results["paths"], path: McpPathName): TargetRow[] {
+  const { latencyRatio, throughputShare } = LIMIT_TARGETS[path];
   const call = paths[path].tasks_query!;
   const limit = limitFor(paths, "tasks_query", call);
   const rows: TargetRow[] = [
+    ...bareTargets(path, call),
     {
       measure: `${PATH_LABEL[path]} tool call p50`,
       figure: `${ms(call.p50Ms)} = ${times(call.p50Ms / limit.p50Ms)} the limit`,
@@ -84,7 +108,7 @@ function callTargets(
     rows.push({
       measure: `${PATH_LABEL[path]} tool call throughput, ${inFlight} in flight`,
       figure: `${rate(call.throughput[inFlight]!)} = 1/${(1 / share).toFixed(1)} of the limit`,
-      target: `>= 1/${Math.round(1 / throughputShare)}`,
+      target: `>= ${fraction(throughputShare)}`,
       pass: share >= throughputShare,
     });
   }
@@ -101,12 +125,47 @@ function callTargets(
   return rows;
 }
 
-export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
-  const { paths, coldStart, memory, sizes } = results;
+/** Our tool call against the bare SDK v2 server's in the same slots: throughput and p50. */
+function bareTargets(path: McpPathName, call: OperationFigures): TargetRow[] {
+  const bare = call.bare;
+  if (!bare) return [];
+  const speedup = call.throughput[16]! / bare.throughput[16]!;
+  const latency = call.p50Ms / bare.p50Ms;
   return [
-    ...callTargets(paths, "http", 4, 1 / 10),
-    ...callTargets(paths, "stateless", 6, 1 / 14),
-    ...callTargets(paths, "stdio", 3, 1 / 4),
+    {
+      measure: `${PATH_LABEL[path]} tool call throughput, 16 in flight, vs bare SDK v2`,
+      figure: `${rate(call.throughput[16]!)} = ${times(speedup)} bare SDK v2 (${rate(bare.throughput[16]!)})`,
+      target: `>= ${BARE_THROUGHPUT_RATIO}×`,
+      pass: speedup >= BARE_THROUGHPUT_RATIO,
+    },
+    {
+      measure: `${PATH_LABEL[path]} tool call p50 vs bare SDK v2`,
+      figure: `${ms(call.p50Ms)} = ${times(latency)} bare SDK v2 (${ms(bare.p50Ms)})`,
+      target: `<= ${BARE_LATENCY_RATIO}×`,
+      pass: latency <= BARE_LATENCY_RATIO,
+    },
+  ];
+}
+
+/** One row for a path this build does not serve, in place of that path's targets. */
+function notServedRow(path: McpPathName, reason: string): TargetRow {
+  const { latencyRatio, throughputShare } = LIMIT_TARGETS[path];
+  return {
+    measure: `${PATH_LABEL[path]}: tool call vs bare SDK v2 and vs the limit, tools/list`,
+    figure: `not served: ${reason.replaceAll("|", "/").replaceAll("\n", " ").slice(0, 160)}`,
+    target: `>= ${BARE_THROUGHPUT_RATIO}× and <= ${BARE_LATENCY_RATIO}× bare; <= ${latencyRatio}×, >= ${fraction(throughputShare)} the limit`,
+    pass: false,
+    notServed: true,
+  };
+}
+
+export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
+  const { paths, notServed, coldStart, memory, sizes } = results;
+  return [
+    ...MCP_PATHS.flatMap((path) => {
+      const reason = notServed[path];
+      return reason === undefined ? callTargets(paths, path) : [notServedRow(path, reason)];
+    }),
     {
       measure: "cold start (spawn → first tools/list answer, median)",
       figure: `${ms(coldStart.serverMs)} = ${times(coldStart.ratio)} node -e 0 (${ms(coldStart.nodeMs)})`,
@@ -114,7 +173,7 @@ export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
       pass: coldStart.ratio <= 3,
     },
     {
-      measure: `heap per open stateful session (${memory.sessions} open)`,
+      measure: `heap per open 2025 session (${memory.sessions} open)`,
       figure: kb(memory.heapPerSessionBytes),
       target: "<= 40 KB",
       pass: memory.heapPerSessionBytes <= 40 * 1024,
@@ -134,35 +193,49 @@ export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
   ];
 }
 
-function pathTable(paths: Results["paths"]): string[] {
+type Figures = Latency & { throughput: Record<string, number>; cpuMicrosPerCall?: number };
+
+/** One line of the path table: figures, and their ratios to the limit of the same slots. */
+function pathLine(label: string, operation: string, figures: Figures, limit: Figures): string {
+  const cells = [label, operation, ms(figures.p50Ms), ms(figures.p99Ms), times(figures.p50Ms / limit.p50Ms)];
+  for (const inFlight of IN_FLIGHT) {
+    cells.push(
+      rate(figures.throughput[inFlight]!),
+      `1/${(limit.throughput[inFlight]! / figures.throughput[inFlight]!).toFixed(1)}`,
+    );
+  }
+  cells.push(figures.cpuMicrosPerCall === undefined ? "n/a" : `${Math.round(figures.cpuMicrosPerCall)} µs`);
+  return `| ${cells.join(" | ")} |`;
+}
+
+function pathTable(results: Results): string[] {
+  const { paths } = results;
   const lines = [
     "| path | operation | p50 | p99 | p50 ratio | 16 in flight | ratio | 64 in flight | ratio | CPU/call |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const path of Object.keys(PATH_LABEL) as PathName[]) {
+    const reason = path === "limit" ? undefined : results.notServed[path];
+    if (reason !== undefined) lines.push(`| ${PATH_LABEL[path]} | all | not served | | | | | | | |`);
     for (const [operation, figures] of Object.entries(paths[path]) as [
       OperationName,
       PathFigures[OperationName],
     ][]) {
       if (!figures) continue;
-      const limit = limitFor(paths, operation, figures);
-      const cells = [
-        PATH_LABEL[path],
-        operation,
-        ms(figures.p50Ms),
-        ms(figures.p99Ms),
-        times(figures.p50Ms / limit.p50Ms),
-      ];
-      for (const inFlight of IN_FLIGHT) {
-        cells.push(
-          rate(figures.throughput[inFlight]!),
-          `1/${(limit.throughput[inFlight]! / figures.throughput[inFlight]!).toFixed(1)}`,
-        );
-      }
-      cells.push(
-        figures.cpuMicrosPerCall === undefined ? "n/a" : `${Math.round(figures.cpuMicrosPerCall)} µs`,
+      lines.push(pathLine(PATH_LABEL[path], operation, figures, limitFor(paths, operation, figures)));
+    }
+    const bareFigures = path === "limit" ? undefined : (results.bareAlone[path] ?? paths[path]);
+    const call = bareFigures?.tasks_query;
+    const bare = call?.bare ?? (reason === undefined ? undefined : call);
+    if (call && bare) {
+      lines.push(
+        pathLine(
+          `${PATH_LABEL[path]}, bare SDK v2`,
+          "tasks_query",
+          bare,
+          limitFor(paths, "tasks_query", call),
+        ),
       );
-      lines.push(`| ${cells.join(" | ")} |`);
     }
   }
   return lines;
@@ -176,12 +249,13 @@ export function markdown(results: Results): string {
     "| measure | figure | target | result |",
     "|---|---|---|---|",
     ...results.targets.map(
-      (row) => `| ${row.measure} | ${row.figure} | ${row.target} | ${row.pass ? "PASS" : "MISS"} |`,
+      (row) =>
+        `| ${row.measure} | ${row.figure} | ${row.target} | ${row.notServed ? "NOT SERVED" : row.pass ? "PASS" : "MISS"} |`,
     ),
     "",
-    ...pathTable(results.paths),
+    ...pathTable(results),
     "",
-    "Ratios on the MCP paths are to the limit measured in slots alternating with that row's own (its figures are in latest.json), tools/list's to the limit's tasks_query; the limit rows are its own run at the start. tools/list against a tool call compares their two ratios. CPU/call: CPU time of the serving process per call at 16 in flight (the server's own; on the limit's lines, the upstream's).",
+    "Ratios on the MCP paths are to the limit measured in slots alternating with that row's own (its figures are in latest.json), tools/list's to the limit's tasks_query; the limit rows are its own run at the start. \"bare SDK v2\" lines: the same tool on a bare SDK v2 server (bench/sdk-bare-child.ts) on the same path, in the same alternating slots as our tasks_query (alone with the limit where our server does not serve the path). tools/list against a tool call compares their two ratios. CPU/call: CPU time of the serving process per call at 16 in flight (the server's own; on the limit's lines, the upstream's).",
     `Memory: heap ${kb(memory.baseline.heapUsed)} → ${kb(memory.open.heapUsed)} with ${memory.open.sessions} sessions → ${kb(memory.closed.heapUsed)} after closing (${memory.closed.sessions} left); RSS ${kb(memory.baseline.rss)} → ${kb(memory.open.rss)} → ${kb(memory.closed.rss)}.`,
     `Sizes: tools/list result ${sizes.toolsListBytes} B; tasks_query result ${sizes.tasksResultBytes} B for an upstream body of ${sizes.upstreamBodyBytes} B.`,
     ...results.notes.map((note) => `Note: ${note}`),

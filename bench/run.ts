@@ -1,22 +1,51 @@
-// `npm run bench`: the limit, then the same work through the built server over stdio, stateful HTTP
-// and --stateless HTTP; cold start; memory with 1000 sessions; result sizes. Loopback only, bounded.
+// `npm run bench`: the limit, then the same work through the built server over stdio (2025 and
+// 2026-07-28) and HTTP (2026-07-28, 2025 sessions, 2025 --stateless), its tool call beside a bare SDK v2
+// server's on each path; cold start; memory with 1000 sessions; result sizes. Loopback only, bounded.
 // Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/).
 // BENCH_DIST=<dir> benches another build (e.g. a checkout of main) with the same harness.
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { measureColdStart } from "./cold-start.js";
-import { decode, HttpMcpDriver, type McpDriver } from "./jsonrpc.js";
+import {
+  decode,
+  type Era,
+  excerpt,
+  HttpMcpDriver,
+  type McpDriver,
+  modernRefusal,
+  succeeded,
+} from "./jsonrpc.js";
 import { FULL_BUDGET, type Operation, QUICK_BUDGET } from "./measure.js";
 import { measureMemory } from "./memory.js";
-import { CLI, forkBench, ROOT, serverEnv, startHttpServer, stopChild } from "./processes.js";
-import { markdown, type PathName, type Results, type Sizes, targetRows } from "./report.js";
+import {
+  BARE,
+  CLI,
+  forkBench,
+  type HttpServerUnderTest,
+  ROOT,
+  serverEnv,
+  startBareHttpServer,
+  startHttpServer,
+  stopChild,
+} from "./processes.js";
+import {
+  MCP_PATHS,
+  type McpPathName,
+  markdown,
+  type PathName,
+  type Results,
+  type Sizes,
+  targetRows,
+} from "./report.js";
 import {
   limitOperations,
   mcpOperations,
   measurePath,
   measurePathAgainstLimit,
   type OperationName,
+  type PathFigures,
+  type Served,
   TASKS_ARGUMENTS,
 } from "./scenarios.js";
 import { StdioMcpDriver } from "./stdio-driver.js";
@@ -61,29 +90,138 @@ async function measureSizes(driver: McpDriver): Promise<Sizes> {
 
 type LimitOperations = Map<OperationName, Operation>;
 
-async function measureHttp(
-  upstreamUrl: string,
+/** The bare server's operations on a path: the tool call only (it has no other tool). */
+function bareOperations(driver: McpDriver, pid: number | undefined): Served {
+  const operations = mcpOperations(driver);
+  return { operations: new Map([["tasks_query", operations.get("tasks_query")!]]), pid };
+}
+
+interface PathRun {
+  figures: PathFigures;
+  /** Set when our server does not serve the path; the bare server was then measured alone. */
+  notServed?: string;
+  bareAlone?: PathFigures;
+}
+
+/**
+ * One path: our server through `ours` beside the bare server through `bare`, both against the limit.
+ * On the 2026-07-28 paths a server that does not list the revision in server/discover is not served.
+ */
+async function measureMcpPath(
+  era: Era,
+  ours: McpDriver,
+  oursPid: number | undefined,
+  bare: Served,
   limit: LimitOperations,
-  path: "http" | "stateless",
-  notes: string[],
-) {
-  const server = await startHttpServer(
-    upstreamUrl,
-    path === "stateless" ? ["--stateless"] : [],
-    nodeArgsFor(path),
-  );
-  children.add(server.child);
-  const driver = await HttpMcpDriver.connect(server.url);
-  if (path === "stateless" && driver.sessionId) {
-    notes.push("--stateless still answered initialize with a session id: this build serves it statefully.");
+): Promise<PathRun> {
+  const refusal = era === "modern" ? await modernRefusal(ours) : undefined;
+  if (refusal !== undefined) {
+    const bareAlone = await measurePathAgainstLimit(bare, limit, budget);
+    return { figures: {}, notServed: refusal, bareAlone };
   }
+  const figures = await measurePathAgainstLimit(
+    { operations: mcpOperations(ours), pid: oursPid },
+    limit,
+    budget,
+    bare,
+  );
+  return { figures };
+}
+
+async function spawnStdio(args: string[], upstreamUrl: string, era: Era): Promise<StdioMcpDriver> {
+  const driver = await StdioMcpDriver.spawn(args, serverEnv(upstreamUrl), era);
+  children.add(driver.child);
+  return driver;
+}
+
+/** stdio in one era: our server and the bare one, each a child of its own. */
+async function measureStdio(upstreamUrl: string, limit: LimitOperations, era: Era, path: McpPathName) {
+  const ours = await spawnStdio([...nodeArgsFor(path), CLI], upstreamUrl, era);
+  const bare = await spawnStdio([BARE, "--transport", "stdio"], upstreamUrl, era);
   try {
-    return await measurePathAgainstLimit(mcpOperations(driver), limit, budget, server.child.pid);
+    // A modern server is asked server/discover first; a legacy opening is what pins the connection.
+    if (era === "legacy") await ours.open();
+    const opened = await bare.open();
+    if (!succeeded(opened)) throw new Error(`bare SDK v2 stdio (${era}) failed: ${excerpt(opened)}`);
+    return await measureMcpPath(era, ours, ours.child.pid, bareOperations(bare, bare.child.pid), limit);
   } finally {
-    await driver.close();
-    await stopChild(server.child);
+    await Promise.all([ours.close(), bare.close()]);
   }
 }
+
+async function startHttp(start: () => Promise<HttpServerUnderTest>): Promise<HttpServerUnderTest> {
+  const server = await start();
+  children.add(server.child);
+  return server;
+}
+
+/** The HTTP paths: our default server (2026-07-28, 2025 sessions) and --stateless (2025 stateless). */
+async function measureHttpPaths(upstreamUrl: string, limit: LimitOperations, notes: string[]) {
+  const bareHttp = await startHttp(() => startBareHttpServer(upstreamUrl, "http"));
+  const bareSessions = await startHttp(() => startBareHttpServer(upstreamUrl, "sessions"));
+  const runs: Partial<Record<McpPathName, PathRun>> = {};
+  try {
+    const server = await startHttp(() => startHttpServer(upstreamUrl, [], nodeArgsFor("http")));
+    try {
+      step("HTTP 2026-07-28");
+      const ours = await HttpMcpDriver.connect(server.url, 64, undefined, "modern");
+      const bare = await HttpMcpDriver.connect(bareHttp.url, 64, undefined, "modern");
+      runs.httpModern = await measureMcpPath(
+        "modern",
+        ours,
+        server.child.pid,
+        bareOperations(bare, bareHttp.child.pid),
+        limit,
+      );
+      await Promise.all([ours.close(), bare.close()]);
+
+      step("HTTP 2025 sessions");
+      const oursLegacy = await HttpMcpDriver.connect(server.url);
+      const bareLegacy = await HttpMcpDriver.connect(bareSessions.url);
+      if (!bareLegacy.sessionId)
+        notes.push("the bare SDK v2 sessionful server answered initialize without a session id.");
+      runs.http = await measureMcpPath(
+        "legacy",
+        oursLegacy,
+        server.child.pid,
+        bareOperations(bareLegacy, bareSessions.child.pid),
+        limit,
+      );
+      await Promise.all([oursLegacy.close(), bareLegacy.close()]);
+    } finally {
+      await stopChild(server.child);
+    }
+
+    step("HTTP 2025 stateless");
+    const stateless = await startHttp(() =>
+      startHttpServer(upstreamUrl, ["--stateless"], nodeArgsFor("stateless")),
+    );
+    try {
+      const ours = await HttpMcpDriver.connect(stateless.url);
+      if (ours.sessionId) {
+        notes.push(
+          "--stateless still answered initialize with a session id: this build serves it statefully.",
+        );
+      }
+      const bare = await HttpMcpDriver.connect(bareHttp.url);
+      runs.stateless = await measureMcpPath(
+        "legacy",
+        ours,
+        stateless.child.pid,
+        bareOperations(bare, bareHttp.child.pid),
+        limit,
+      );
+      await Promise.all([ours.close(), bare.close()]);
+    } finally {
+      await stopChild(stateless.child);
+    }
+  } finally {
+    await Promise.all([stopChild(bareHttp.child), stopChild(bareSessions.child)]);
+  }
+  return runs;
+}
+
+const step = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
 async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
@@ -94,35 +232,38 @@ async function main(): Promise<void> {
   const upstreamUrl = ready.url;
   const notes: string[] = [];
   const loadAtStart = loadavg()[0]!;
-  const step = (text: string) => process.stderr.write(`bench: ${text}\n`);
   try {
     step("limit");
     const limit = limitOperations(upstreamUrl);
     const limitFigures = await measurePath(limit.operations, budget, upstreamChild.pid);
 
-    step("stdio");
-    const stdio = await StdioMcpDriver.spawn([...nodeArgsFor("stdio"), CLI], serverEnv(upstreamUrl));
-    children.add(stdio.child);
-    await stdio.initialize();
-    const sizes = await measureSizes(stdio);
-    const stdioFigures = await measurePathAgainstLimit(
-      mcpOperations(stdio),
-      limit.operations,
-      budget,
-      stdio.child.pid,
-    );
-    await stdio.close();
+    step("sizes");
+    const sizer = await spawnStdio([CLI], upstreamUrl, "legacy");
+    await sizer.open();
+    const sizes = await measureSizes(sizer);
+    await sizer.close();
 
-    step("HTTP stateful");
-    const http = await measureHttp(upstreamUrl, limit.operations, "http", notes);
-    step("HTTP --stateless");
-    const stateless = await measureHttp(upstreamUrl, limit.operations, "stateless", notes);
+    step("stdio 2025");
+    const runs: Partial<Record<McpPathName, PathRun>> = {};
+    runs.stdio = await measureStdio(upstreamUrl, limit.operations, "legacy", "stdio");
+    step("stdio 2026-07-28");
+    runs.stdioModern = await measureStdio(upstreamUrl, limit.operations, "modern", "stdioModern");
+    Object.assign(runs, await measureHttpPaths(upstreamUrl, limit.operations, notes));
     await limit.pool.close();
     step("cold start");
     const coldStart = await measureColdStart(upstreamUrl, 10);
     step("memory");
     const memory = await measureMemory(upstreamUrl, 1000);
 
+    const paths = { limit: limitFigures } as Record<PathName, PathFigures>;
+    const notServed: Results["notServed"] = {};
+    const bareAlone: Results["bareAlone"] = {};
+    for (const path of MCP_PATHS) {
+      const run = runs[path]!;
+      paths[path] = run.figures;
+      if (run.notServed !== undefined) notServed[path] = run.notServed;
+      if (run.bareAlone) bareAlone[path] = run.bareAlone;
+    }
     const partial = {
       machine: {
         nproc: availableParallelism(),
@@ -134,7 +275,9 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       quick,
       notes,
-      paths: { limit: limitFigures, stdio: stdioFigures, http, stateless },
+      paths,
+      notServed,
+      bareAlone,
       coldStart,
       memory,
       sizes,

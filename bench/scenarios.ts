@@ -32,6 +32,8 @@ export interface OperationFigures extends Latency {
    * this operation's. Ratios to the limit are to these figures.
    */
   limit?: Latency & { throughput: Record<string, number> };
+  /** The bare SDK v2 server on the same path, measured in the same alternating slots (tasks_query). */
+  bare?: Latency & { throughput: Record<string, number>; cpuMicrosPerCall?: number };
 }
 
 export type PathFigures = Partial<Record<OperationName, OperationFigures>>;
@@ -107,31 +109,47 @@ export async function measurePath(
   return figures;
 }
 
+/** A server measured on a path: its operations and the process whose CPU time is read. */
+export interface Served {
+  operations: Map<OperationName, Operation>;
+  pid: number | undefined;
+}
+
 /**
  * An MCP path, each operation measured in slots alternating with the limit's matching operation
- * (tasks_query for tools/list): a ratio to the limit compares runs made seconds apart, not minutes.
+ * (tasks_query for tools/list) and, for the operations it has, the bare SDK v2 server's on the same
+ * path: a ratio compares runs made seconds apart, not minutes.
  */
 export async function measurePathAgainstLimit(
-  operations: Map<OperationName, Operation>,
+  subject: Served,
   limitOperations: Map<OperationName, Operation>,
   budget: Budget,
-  servingPid: number | undefined,
+  bare?: Served,
 ): Promise<PathFigures> {
   const figures: PathFigures = {};
-  for (const [name, subject] of operations) {
-    const limit = limitOperations.get(name === "tools/list" ? "tasks_query" : name)!;
-    const latency = await pairedLatency({ subject, limit }, budget);
+  for (const [name, operation] of subject.operations) {
+    const operations = {
+      subject: operation,
+      limit: limitOperations.get(name === "tools/list" ? "tasks_query" : name)!,
+      bare: bare?.operations.get(name),
+    };
+    const latency = await pairedLatency(operations, budget);
     const rates: Record<string, number> = {};
     const limitRates: Record<string, number> = {};
+    const bareRates: Record<string, number> = {};
     let cpuMicrosPerCall: number | undefined;
+    let bareCpuMicrosPerCall: number | undefined;
     for (const inFlight of IN_FLIGHT) {
-      const paired = await pairedThroughput({ subject, limit }, inFlight, budget, () =>
-        cpuMicros(servingPid),
-      );
+      const paired = await pairedThroughput(operations, inFlight, budget, {
+        subject: () => cpuMicros(subject.pid),
+        bare: () => cpuMicros(bare?.pid),
+      });
       rates[inFlight] = paired.subject.perSecond;
       limitRates[inFlight] = paired.limit.perSecond;
-      if (inFlight === 16 && paired.subjectCpuMicros !== undefined) {
-        cpuMicrosPerCall = paired.subjectCpuMicros / paired.subject.calls;
+      if (paired.bare) bareRates[inFlight] = paired.bare.perSecond;
+      if (inFlight === 16) {
+        cpuMicrosPerCall = perCall(paired.subject);
+        bareCpuMicrosPerCall = paired.bare && perCall(paired.bare);
       }
     }
     figures[name] = {
@@ -139,7 +157,13 @@ export async function measurePathAgainstLimit(
       throughput: rates,
       cpuMicrosPerCall,
       limit: { ...latency.limit, throughput: limitRates },
+      ...(latency.bare && {
+        bare: { ...latency.bare, throughput: bareRates, cpuMicrosPerCall: bareCpuMicrosPerCall },
+      }),
     };
   }
   return figures;
 }
+
+const perCall = ({ cpuMicros, calls }: { cpuMicros?: number; calls: number }) =>
+  cpuMicros === undefined ? undefined : cpuMicros / calls;

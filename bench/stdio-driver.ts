@@ -10,6 +10,7 @@ import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import {
   type Answer,
+  type Era,
   HEAD_BYTES,
   holdsToolError,
   INITIALIZE_PARAMS,
@@ -18,6 +19,7 @@ import {
   type RequestOptions,
   succeeded,
   TOOL_ERROR_EDGE,
+  withModernMeta,
 } from "./jsonrpc.js";
 
 /** Reads land here; large enough for the answers of one turn at 16 in flight (16 × 11.8 KB). */
@@ -168,20 +170,27 @@ export class StdioMcpDriver implements McpDriver {
   private constructor(
     readonly child: ChildProcess,
     private readonly output: OutputChannel,
+    readonly era: Era,
   ) {
     output.onChunk = (chunk) => this.scanner.push(chunk);
     this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   }
 
-  static async spawn(args: string[], env: NodeJS.ProcessEnv): Promise<StdioMcpDriver> {
-    return StdioMcpDriver.spawnOn(await openOutputChannel(), args, env);
+  /** `era`: `modern` adds the 2026-07-28 envelope to every request and never initializes. */
+  static async spawn(args: string[], env: NodeJS.ProcessEnv, era: Era = "legacy"): Promise<StdioMcpDriver> {
+    return StdioMcpDriver.spawnOn(await openOutputChannel(), args, env, era);
   }
 
   /** The child writes its stdout into `output.childEnd`; the driver's copy of that end is closed. */
-  static spawnOn(output: OutputChannel, args: string[], env: NodeJS.ProcessEnv): StdioMcpDriver {
+  static spawnOn(
+    output: OutputChannel,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    era: Era = "legacy",
+  ): StdioMcpDriver {
     const child = spawn(process.execPath, args, { env, stdio: ["pipe", output.childEnd, "ignore"] });
     output.childEnd.destroy();
-    return new StdioMcpDriver(child, output);
+    return new StdioMcpDriver(child, output, era);
   }
 
   private settle(head: Buffer, tail: Buffer, toolError: boolean, whole?: Buffer): void {
@@ -223,13 +232,19 @@ export class StdioMcpDriver implements McpDriver {
     return answer;
   }
 
+  /** The first request of a connection: after initialize (legacy), or on its own (modern). */
+  open(first = "tools/list"): Promise<Answer> {
+    return this.era === "legacy" ? this.initialize(first) : this.request(first);
+  }
+
   request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Answer> {
     const id = this.nextId++;
     const whole = options?.whole === true;
     if (whole) this.wholeWanted++;
+    const sent = this.era === "legacy" ? params : withModernMeta(params);
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, whole });
-      this.send({ jsonrpc: "2.0", id, method, params });
+      this.send({ jsonrpc: "2.0", id, method, params: sent });
     });
   }
 
