@@ -18,7 +18,7 @@ import { prepareResult, structuredResult } from "../prepared.js";
 import { analyticsEndpoints } from "./analytics.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
-import { decodeStringifiedArguments, describeIssues, indexKeyPaths } from "./validation.js";
+import { describeIssues, indexKeyPaths, prepareArguments } from "./validation.js";
 import { workspaceEndpoints } from "./workspace.js";
 
 export const ENDPOINTS: readonly EndpointDefinition[] = [...workspaceEndpoints, ...analyticsEndpoints];
@@ -135,7 +135,7 @@ export async function callTool(
     );
   }
   const { definition } = tool;
-  const args = decodeStringifiedArguments(definition.input, rawArguments ?? {});
+  const args = prepareArguments(definition.input, rawArguments ?? {});
   const parsed = definition.input.safeParse(args);
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
