@@ -61,8 +61,8 @@ const workspaceArguments: Record<string, fc.Arbitrary<Args>> = {
       task_id: guid,
       comment_id: guid,
     };
-    const needed = target === "task" ? "task_id" : "comment_id";
-    return fc.record(shape, { requiredKeys: ["target", "attachment_id", needed] });
+    const needed = target === "task" ? ["task_id" as const] : [];
+    return fc.record(shape, { requiredKeys: ["target", "attachment_id", ...needed] });
   }),
 };
 
@@ -93,6 +93,7 @@ const VALUE_OF: Record<FilterValueType, fc.Arbitrary<unknown>> = {
   string: fc.string(),
   boolean: fc.boolean(),
   number: fc.integer(),
+  any: fc.oneof(fc.boolean(), fc.string()),
 };
 const filterNames = Object.keys(COMMON_FILTERS);
 const filterItem = (type: FilterValueType) =>

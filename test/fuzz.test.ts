@@ -72,10 +72,11 @@ function expectedRequest(definition: EndpointDefinition, args: Record<string, un
   const headers: Record<string, string> = { "x-api-key": KEY };
   if (workspace_id) headers["x-workspace-id"] = workspace_id;
   if (definition.projectScoped) headers["x-project-id"] = project_id ?? PROJECT;
+  const defaults = definition.name === "tasks_query" ? { view: "list" } : {};
   const body =
     definition.method === "GET"
       ? undefined
-      : json(definition.readOnly ? rest : { action: "create", ...rest });
+      : json(definition.readOnly ? { ...defaults, ...rest } : { action: "create", ...rest });
   return { headers, body };
 }
 

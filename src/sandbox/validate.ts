@@ -182,8 +182,10 @@ export interface Instant {
   dateOnly: boolean;
 }
 
+// ISO 8601 in its extended and basic formats, with reduced precision (hours only, or hours and
+// minutes) and offsets as Z, ±hh, ±hhmm or ±hh:mm.
 const DATETIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /** ISO 8601 date or date-time; naive times are taken as UTC. */
 export const datetime: Check<Instant> = (v, loc, issues) => {
@@ -194,14 +196,15 @@ export const datetime: Check<Instant> = (v, loc, issues) => {
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (!validDay(year, month, day)) return invalid();
   if (m[4] === undefined) return { ms: Date.UTC(year, month - 1, day), dateOnly: true };
-  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
+  const [hour, minute, second] = [Number(m[4]), Number(m[5] ?? 0), Number(m[6] ?? 0)];
   if (hour > 23 || minute > 59 || second > 59) return invalid();
   const millis = Math.floor(Number(`0.${m[7] ?? "0"}`) * 1000);
   let offset = 0;
   const zone = m[8];
   if (zone && zone.toUpperCase() !== "Z") {
     const digits = zone.replace(":", "");
-    offset = (zone.startsWith("-") ? -1 : 1) * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5)));
+    const minutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5) || 0);
+    offset = (zone.startsWith("-") ? -1 : 1) * minutes;
   }
   const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offset * 60_000;
   return { ms, dateOnly: false };

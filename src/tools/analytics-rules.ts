@@ -1,16 +1,10 @@
 // Cross-field rules of the analytics request body that a JSON Schema cannot publish compactly:
-// date aliases, comparison ranges given in pairs, and the filter names and value types per endpoint.
+// comparison ranges given in pairs, and the filter names and value types per endpoint. Only what the
+// spec states as a rule; the rest is the API's to judge.
 import type { z } from "zod";
 import type { FilterValueType } from "./schemas.js";
 
 type Ctx = z.RefinementCtx;
-
-const ALIASES = [
-  ["start_date", "current_from"],
-  ["end_date", "current_to"],
-  ["comparison_start_date", "previous_from"],
-  ["comparison_end_date", "previous_to"],
-] as const;
 
 interface FilterItem {
   value: unknown;
@@ -28,15 +22,6 @@ export function checkAnalyticsBody(
   ctx: Ctx,
   allowedFilters: Record<string, FilterValueType>,
 ): void {
-  for (const [canonical, alias] of ALIASES) {
-    if (args[canonical] !== undefined && args[alias] !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: [alias],
-        message: `is an alias of ${canonical}: give one of the two, not both`,
-      });
-    }
-  }
   const hasComparisonStart = args.comparison_start_date !== undefined || args.previous_from !== undefined;
   const hasComparisonEnd = args.comparison_end_date !== undefined || args.previous_to !== undefined;
   if (hasComparisonStart !== hasComparisonEnd) {
@@ -85,8 +70,11 @@ function checkFilters(
   });
 }
 
+/** A value of the filter's type, or a list of them (for operators that take several). */
 function checkValueType(value: unknown, type: FilterValueType, path: (string | number)[], ctx: Ctx): void {
-  if (typeof value !== type) {
-    ctx.addIssue({ code: "custom", path, message: `must be a ${type} for this filter` });
+  if (type === "any") return;
+  const ok = Array.isArray(value) ? value.every((v) => typeof v === type) : typeof value === type;
+  if (!ok) {
+    ctx.addIssue({ code: "custom", path, message: `must be a ${type} (or a list of them) for this filter` });
   }
 }

@@ -8,11 +8,10 @@ import {
   type FilterValueType,
   guid,
   isoDate,
-  lenientArrayOf,
-  lenientObject,
   namedFilter,
   openString,
   orderBy,
+  outputObject,
   pagination,
 } from "./schemas.js";
 
@@ -30,7 +29,8 @@ interface AnalyticsListing {
   sortFields: SortFields;
   extraFilters: Record<string, FilterValueType>;
   extraFields?: Record<string, z.ZodType>;
-  row?: Record<string, z.ZodType>;
+  /** The row fields the spec gives, as text (see outputObject). */
+  row?: string;
 }
 
 const dateField = (description: string) => isoDate().optional().describe(description);
@@ -40,7 +40,7 @@ const commonBody = {
     .optional()
     .describe("Analytics project uuid from geo_projects `data[].id`. Default: ANALYTICS_PROJECT_ID."),
   start_date: dateField(
-    "ISO 8601; data on or after it. Default: latest run's start with metrics, else earliest data.",
+    "ISO 8601 (2025-01-15 and 2025-01-15T10:00:00Z are known to work); data on or after it. Default: latest run's start with metrics, else earliest data.",
   ),
   end_date: dateField("ISO 8601; data on or before it (a date alone means its end). Default: today."),
   current_from: dateField("Alias of start_date."),
@@ -60,7 +60,8 @@ const describeFilters = (extra: Record<string, FilterValueType>) => {
     Object.keys(all)
       .filter((name) => all[name] === type)
       .join(", ");
-  return `Named filters, each {condition, items:[{operator, value}]}. String values: ${byType("string")}. Boolean: ${byType("boolean")}. Number: ${byType("number")}. Plus advanced_filters.`;
+  const untyped = byType("any");
+  return `Named filters, each {condition?, items:[{operator?, value}]}. String values: ${byType("string")}. Boolean: ${byType("boolean")}. Number: ${byType("number")}.${untyped ? ` Untyped: ${untyped}.` : ""} Plus advanced_filters.`;
 };
 
 function metricsField(metrics: Metrics) {
@@ -75,10 +76,10 @@ function sortField(sortFields: SortFields) {
     : openString(`Field to sort on; known: ${sortFields.seen}.`);
 }
 
-const listingOutput = (row?: Record<string, z.ZodType>) =>
-  lenientObject({
-    data: row ? lenientArrayOf(row) : z.array(z.unknown()),
-    info: lenientObject({ total_rows: z.number(), query: z.looseObject({}) }),
+const listingOutput = (row?: string) =>
+  outputObject({
+    data: row ? `Rows: ${row}.` : "Rows; fields not documented.",
+    info: "total_rows (integer, rows before paging), query (the applied request).",
   });
 
 function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
@@ -124,9 +125,7 @@ export const analyticsEndpoints = defineEndpoints([
     description:
       "The analytics projects this key can read (`data[]`: id, name, url, created_at). Call it first: `id` is the project_id of every other geo_ tool.",
     input: z.strictObject({}),
-    output: lenientObject({
-      data: lenientArrayOf({ id: z.string(), name: z.string(), url: z.string(), created_at: z.string() }),
-    }),
+    output: outputObject({ data: "Projects: id (uuid), name, url, created_at (date-time)." }),
   },
   analyticsListing({
     name: "geo_prompts",
@@ -135,17 +134,8 @@ export const analyticsEndpoints = defineEndpoints([
     description: `Tracked prompts (queries) of a project with optional metrics; ${ORDER_TAIL}.`,
     metrics: { all: ["answers_count", "answers"] },
     sortFields: { all: ["answers_count", "answers", "name", "search_volume"] },
-    extraFilters: { disabled: "boolean" },
-    row: {
-      id: z.string(),
-      name: z.string(),
-      created_date: z.string(),
-      intent: z.array(z.unknown()),
-      source: z.array(z.unknown()),
-      search_volume: z.number(),
-      answers_count: z.number(),
-      answers: z.array(z.unknown()),
-    },
+    extraFilters: { disabled: "any" },
+    row: "id (uuid), name, created_date (date-time), intent ([{value}]), source (strings), search_volume, answers_count (integers), answers ([{date, answer, model}])",
   }),
   analyticsListing({
     name: "geo_tags",
@@ -155,18 +145,7 @@ export const analyticsEndpoints = defineEndpoints([
     metrics: { all: ["query_count", "competitor_count", "queries", "competitors"] },
     sortFields: { all: ["query_count", "competitor_count", "queries", "competitors", "name"] },
     extraFilters: { slug: "string", competitors: "string" },
-    row: {
-      id: z.string(),
-      name: z.string(),
-      created_date: z.string(),
-      category: z.string(),
-      color: z.string(),
-      slug: z.string(),
-      query_count: z.number(),
-      competitor_count: z.number(),
-      queries: z.array(z.unknown()),
-      competitors: z.array(z.unknown()),
-    },
+    row: "id (uuid), name, created_date (YYYY-MM-DD), category, color, slug, query_count, competitor_count (integers), queries (strings), competitors ([{id, name, url}])",
   }),
   analyticsListing({
     name: "geo_topics",
@@ -176,13 +155,7 @@ export const analyticsEndpoints = defineEndpoints([
     metrics: { all: ["prompts_count", "prompts"] },
     sortFields: { all: ["prompts_count", "prompts", "name"] },
     extraFilters: {},
-    row: {
-      id: z.string(),
-      name: z.string(),
-      created_date: z.string(),
-      prompts_count: z.number(),
-      prompts: z.array(z.unknown()),
-    },
+    row: "id (uuid), name, created_date (YYYY-MM-DD), prompts_count (integer), prompts (strings)",
   }),
   analyticsListing({
     name: "geo_models",

@@ -7,7 +7,7 @@ import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
-import { decodeStringifiedArguments, describeIssues } from "./validation.js";
+import { describeIssues, prepareArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
@@ -67,7 +67,7 @@ export async function callTool(
     throw unknownTool(name, enabled);
   }
   const { definition } = tool;
-  const args = decodeStringifiedArguments(definition.input, rawArguments ?? {});
+  const args = prepareArguments(definition.input, rawArguments ?? {});
   const parsed = definition.input.safeParse(args);
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });

@@ -23,6 +23,11 @@ export interface EndpointDefinition {
   input: z.ZodObject;
   /** The response shape the spec gives, lenient (see schemas.ts). */
   output: z.ZodObject;
+  /**
+   * What to send for a body field that a 422 names, where the spec leaves the field's name open;
+   * appended to that 422 entry.
+   */
+  fieldHint?: (field: string) => string | undefined;
 }
 
 export const defineEndpoints = <const T extends readonly EndpointDefinition[]>(definitions: T): T =>

@@ -98,7 +98,7 @@ function describeHttpError(definition: EndpointDefinition, error: UpstreamHttpEr
     case status === 404:
       return `404 Not Found: a referenced id does not exist in this project.${withDetail(detail)} Check the ids against an earlier result.`;
     case status === 422:
-      return `422 Unprocessable: the API rejected the arguments: ${validationText(error.body) ?? detail ?? "no detail given"}. Fix them and call again.`;
+      return `422 Unprocessable: the API rejected the arguments: ${validationText(definition, error.body) ?? detail ?? "no detail given"}. Fix them and call again.`;
     case status === 429:
       return `429 Too Many Requests: rate limited${attemptsNote(error)}. ${retryAdvice(error) ?? "Wait a little before calling again."}`;
     case status >= 500: {
@@ -119,14 +119,16 @@ function retryAdvice(error: UpstreamHttpError): string | undefined {
   return error.retryInMs === undefined ? undefined : `Retry in ${Math.ceil(error.retryInMs / 1000)} s.`;
 }
 
-/** 422 `detail` entries as `loc.joined: msg`, the form a model can act on. */
-function validationText(body: unknown): string | undefined {
+/** 422 `detail` entries as `loc.joined: msg`, the form a model can act on, with the tool's field hint. */
+function validationText(definition: EndpointDefinition, body: unknown): string | undefined {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (!Array.isArray(detail) || detail.length === 0) return undefined;
   return detail
     .map((entry: { loc?: unknown; msg?: unknown }) => {
-      const loc = Array.isArray(entry?.loc) ? entry.loc.join(".") : "(request)";
-      return `${loc}: ${String(entry?.msg ?? "invalid")}`;
+      const loc = Array.isArray(entry?.loc) ? entry.loc : undefined;
+      const field = loc?.[0] === "body" && typeof loc[1] === "string" ? loc[1] : undefined;
+      const hint = field === undefined ? undefined : definition.fieldHint?.(field);
+      return `${loc ? loc.join(".") : "(request)"}: ${String(entry?.msg ?? "invalid")}${hint ? ` (${hint})` : ""}`;
     })
     .join("; ");
 }

@@ -5,32 +5,33 @@ import { z } from "zod";
 /** Any 8-4-4-4-12 hex id (the services do not promise RFC-versioned uuids). */
 export const guid = () => z.guid();
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** ISO 8601 date or date-time; checked at run time so the published schema stays small. */
-export const isoDate = () =>
-  z.string().refine((value) => ISO_DATE.test(value), "must be an ISO 8601 date (YYYY-MM-DD) or date-time");
+/**
+ * ISO 8601 date or date-time, left to the API: ISO 8601 admits many forms (basic format, hour-only
+ * offsets, reduced precision) and the spec names no subset, so no local pattern guesses one.
+ */
+export const isoDate = () => z.string();
 
 /** A string whose full value set the spec does not give: accepted as is, seen values described. */
-export const openString = (description: string) => z.string().min(1).describe(description);
+export const openString = (description: string) => z.string().describe(description);
 
 // ---------------------------------------------------------------- outputs
-// Lenient by design: the spec does not show nullability, and a strict output schema makes clients
-// reject real responses. Every field optional and nullable, unknown keys kept.
-type Shape = Record<string, z.ZodType>;
-const loose = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+// Clients (the SDKs, Ajv) check structuredContent against the published outputSchema and throw the
+// whole result away on a mismatch. So no field constrains its value: each accepts any JSON value (or
+// none), and its usual type is in its description.
 
-export const lenientObject = (shape: Shape) =>
-  z.looseObject(Object.fromEntries(Object.entries(shape).map(([key, value]) => [key, loose(value)])));
-
-export const lenientArrayOf = (shape: Shape) => z.array(lenientObject(shape));
-
-export const actorType = () => z.string();
+/** An output object: the spec's fields, described, each any JSON value; unlisted keys are kept. */
+export const outputObject = (fields: Record<string, string>) =>
+  z.looseObject(
+    Object.fromEntries(
+      Object.entries(fields).map(([key, description]) => [key, z.unknown().optional().describe(description)]),
+    ),
+  );
 
 // ---------------------------------------------------------------- analytics body pieces
 export const FILTER_OPERATORS_SEEN = "is, contains, gte, lte";
 
-export type FilterValueType = "string" | "boolean" | "number";
+/** The value type the spec gives a filter name; `any` where it gives none. */
+export type FilterValueType = "string" | "boolean" | "number" | "any";
 
 /** Filters every analytics listing accepts, with the value type the spec gives each. */
 export const COMMON_FILTERS: Record<string, FilterValueType> = {
@@ -51,36 +52,37 @@ export const COMMON_FILTERS: Record<string, FilterValueType> = {
   website_mentioned_in_citation: "string",
 };
 
-const filterValue = z.union([z.string(), z.number(), z.boolean()]);
+// Operators are only "seen", so one the spec has not seen (`in`, `between`) may take a list. The
+// value's type depends on the filter's name: analytics-rules.ts checks it, the description says it.
+const filterValue = z.unknown();
 
-/** One named filter: `{condition, items}`; published once per tool as `additionalProperties`. */
+/**
+ * One named filter, `{condition, items}`; `condition` and `operator` may be left out (the spec's
+ * simpler prompts and tags shape). Published once per tool as `additionalProperties`.
+ */
 export const namedFilter = z.strictObject({
-  condition: z.enum(["AND", "OR"]).describe("How the items combine."),
+  condition: z.enum(["AND", "OR"]).optional().describe("How the items combine."),
   items: z
     .array(
       z.strictObject({
-        operator: openString(
-          `Comparison; seen: ${FILTER_OPERATORS_SEEN}. Optional in the simple form.`,
-        ).optional(),
-        value: filterValue.describe("Value compared; type per filter name (see `filters`)."),
+        operator: openString(`Comparison; seen: ${FILTER_OPERATORS_SEEN}.`).optional(),
+        value: filterValue.describe("The filter's type (see `filters`), or a list of it."),
       }),
     )
-    .min(1)
     .describe("Values to match."),
 });
 
 export const advancedFilters = z
   .strictObject({
-    join: z.enum(["and", "or"]).describe("How the conditions combine."),
+    join: z.enum(["and", "or"]).optional().describe("How the conditions combine."),
     conditions: z
       .array(
         z.strictObject({
           field: z.string().describe("A filter name valid for this tool."),
-          operator: openString(`Seen: ${FILTER_OPERATORS_SEEN}.`),
-          value: filterValue.describe("Typed as that filter's values."),
+          operator: openString(`Seen: ${FILTER_OPERATORS_SEEN}.`).optional(),
+          value: filterValue.describe("That filter's type, or a list of it."),
         }),
       )
-      .min(1)
       .describe("The tests to combine."),
   })
   .describe("Conditions over filter names, joined by `join`.");
@@ -90,10 +92,9 @@ export const orderBy = (field: z.ZodType) =>
     .array(
       z.strictObject({
         field: field.description ? field : field.describe("Field to sort on."),
-        order: z.enum(["asc", "desc"]).describe("Direction."),
+        order: z.enum(["asc", "desc"]).optional().describe("Direction."),
       }),
     )
-    .min(1)
     .describe("Sort keys; the first sorts, later ones break ties.");
 
 export const pagination = z

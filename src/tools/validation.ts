@@ -1,6 +1,6 @@
 // Argument checking before anything is sent, with messages a model can act on: the path of each
 // fault, the keys allowed where an unknown key was given, and where a misplaced key belongs.
-import type { z } from "zod";
+import { z } from "zod";
 
 type AnySchema = z.core.$ZodType;
 type Path = PropertyKey[];
@@ -122,4 +122,40 @@ export function decodeStringifiedArguments(schema: AnySchema, args: Record<strin
     }
   }
   return decoded ?? args;
+}
+
+/** Whether a field may be left out: optional or defaulted (a catchall entry, such as a named filter, may too). */
+const mayBeAbsent = (field: AnySchema) => field._zod.optin !== undefined;
+
+/**
+ * Several model families send `null` for every optional field they do not use: such a `null` means
+ * "not given" and is dropped, at any depth. A field that accepts `null` itself (a "string or null" of
+ * the spec) keeps it, and a required field's `null` is left for the schema to refuse.
+ */
+export function dropNullOptionals(schema: AnySchema, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const element = children(schema).find(([key]) => key === "[]")?.[1];
+    return element ? value.map((item) => dropNullOptionals(element, item)) : value;
+  }
+  if (value === null || typeof value !== "object") return value;
+  const fields = children(schema);
+  if (fields.length === 0) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const named = fields.find(([name]) => name === key && name !== "[]")?.[1];
+    const field = named ?? fields.find(([name]) => name === null)?.[1];
+    if (!field) {
+      out[key] = item; // an unknown key: the schema names it
+    } else if (item === null && (!named || mayBeAbsent(field)) && !z.safeParse(field, null).success) {
+      // not given
+    } else {
+      out[key] = dropNullOptionals(field, item);
+    }
+  }
+  return out;
+}
+
+/** Arguments as the schema should judge them: JSON-text objects decoded, null optionals dropped. */
+export function prepareArguments(schema: AnySchema, args: Record<string, unknown>): Record<string, unknown> {
+  return dropNullOptionals(schema, decodeStringifiedArguments(schema, args)) as Record<string, unknown>;
 }

@@ -1,7 +1,7 @@
 // The agent-workspace API (spec: agent-workspace-api.md), one entry per endpoint.
 import { z } from "zod";
 import { defineEndpoints } from "./definition.js";
-import { actorType, guid, lenientArrayOf, lenientObject, openString } from "./schemas.js";
+import { guid, openString, outputObject } from "./schemas.js";
 
 // Routing ids: sent as headers, never in the body.
 const workspaceId = guid()
@@ -14,51 +14,22 @@ const projectId = guid()
   );
 const routing = { project_id: projectId, workspace_id: workspaceId };
 
-const taskShape = {
-  id: z.string(),
-  project_id: z.string(),
-  identifier: z.string(),
-  title: z.string(),
-  description: z.string(),
-  status: z.string(),
-  priority: z.string(),
-  creator_type: actorType(),
-  creator_id: z.string(),
-  assignee_type: actorType(),
-  assignee_id: z.string(),
-  parent_task_id: z.string(),
-  page_id: z.string(),
-  schedule_id: z.string(),
-  due_date: z.string(),
-  sort_order: z.number(),
-  started_at: z.string(),
-  completed_at: z.string(),
-  comment_count: z.number(),
-  last_comment_at: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  subtask_count: lenientObject({ total: z.number(), completed: z.number() }),
-  label_ids: z.array(z.string()),
-  relation_ids: z.looseObject({}),
-};
-
-const attachmentShape = {
-  id: z.string(),
-  filename: z.string(),
-  content_type: z.string(),
-  size_bytes: z.number(),
-  uploader_type: actorType(),
-  uploader_id: z.string(),
-  created_at: z.string(),
-};
+// Output fields as text (see outputObject): a client never rejects an answer for a field's type.
+const TASK =
+  "id, project_id, parent_task_id, page_id, schedule_id (uuids); identifier, title, description, status, priority, creator_type, creator_id, assignee_type, assignee_id; due_date (YYYY-MM-DD); started_at, completed_at, last_comment_at, created_at, updated_at (date-times); sort_order, comment_count (integers); subtask_count {total, completed}; label_ids (uuids); relation_ids (object)";
+const ATTACHMENT =
+  "id (uuid), filename, content_type, size_bytes (integer), uploader_type, uploader_id (string or null), created_at";
+const AGENT_RUN =
+  "id, task_id, agent_id, last_comment_id (uuids); status, trigger, failure_reason, error_message, log_pointer, cancelled_by_user_id; started_at, ended_at, created_at, updated_at (date-times); input_tokens, output_tokens (integers)";
 
 const tasksQueryInput = z
   .strictObject({
     ...routing,
+    // The API requires view: the default is sent explicitly.
     view: z
       .enum(["list", "counts"])
-      .optional()
-      .describe("`list`: a cursor page of tasks. `counts`: grouped totals (needs group_by)."),
+      .default("list")
+      .describe("`list` (the default): a cursor page of tasks. `counts`: grouped totals (needs group_by)."),
     query: z
       .strictObject({
         filter: z
@@ -129,25 +100,49 @@ const agentRunsQueryInput = z
     }
   });
 
+// The spec does not name the comment's id field: `comment_id` is sent unless the API's 422 names
+// another, which comment_id_name then gives.
+const downloadUrlShape = {
+  ...routing,
+  target: openString("Where the file is attached: a task or a comment (`task`, `comment`)."),
+  attachment_id: guid().describe("Attachment uuid (a comment's `attachments[].id`, or a task's)."),
+  task_id: guid().optional().describe("The task's uuid; required when target is `task`."),
+  comment_id: guid()
+    .optional()
+    .describe(
+      "The comment's uuid, for target `comment`; sent as `comment_id` (the API's name for it is not documented).",
+    ),
+  comment_id_name: z
+    .string()
+    .optional()
+    .describe("Sends comment_id under this name instead, when the API's 422 asks for another field."),
+};
+
 const downloadUrlInput = z
-  .strictObject({
-    ...routing,
-    target: z.enum(["task", "comment"]).describe("Where the file is attached."),
-    attachment_id: guid().describe("Attachment uuid (a comment's `attachments[].id`, or a task's)."),
-    task_id: guid().optional().describe("The task's uuid; required when target is `task`."),
-    comment_id: guid()
-      .optional()
-      .describe("The comment's uuid; required when target is `comment` (forwarded as `comment_id`)."),
-  })
+  .strictObject(downloadUrlShape)
   .superRefine((args, ctx) => {
-    const needed = args.target === "task" ? "task_id" : "comment_id";
-    if (args[needed] === undefined) {
+    if (args.target === "task" && args.task_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["task_id"], message: "is required when target is `task`" });
+    }
+    if (args.comment_id_name !== undefined && args.comment_id === undefined) {
       ctx.addIssue({
         code: "custom",
-        path: [needed],
-        message: `is required when target is \`${args.target}\``,
+        path: ["comment_id"],
+        message: "is needed: comment_id_name only renames it",
       });
     }
+    if (args.comment_id_name !== undefined && Object.hasOwn(downloadUrlShape, args.comment_id_name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["comment_id_name"],
+        message: "names an argument of this tool; give the field name the API's 422 asked for",
+      });
+    }
+  })
+  .overwrite(({ comment_id_name, ...args }) => {
+    if (comment_id_name === undefined || args.comment_id === undefined) return args;
+    const { comment_id, ...rest } = args;
+    return { ...rest, [comment_id_name]: comment_id } as typeof args;
   });
 
 export const workspaceEndpoints = defineEndpoints([
@@ -162,7 +157,7 @@ export const workspaceEndpoints = defineEndpoints([
     description:
       "The caller's identity, teams and `projects` of the active workspace. Call it first: each `projects[].id` is a project_id for the other workspace tools.",
     input: z.strictObject({ workspace_id: workspaceId }),
-    output: lenientObject({ projects: lenientArrayOf({ id: z.string(), name: z.string() }) }),
+    output: outputObject({ projects: "Projects: id (uuid), name." }),
   },
   {
     name: "tasks_query",
@@ -175,11 +170,11 @@ export const workspaceEndpoints = defineEndpoints([
     description:
       "List a project's tasks (view `list`: `items`, `has_more`, `next_cursor`; pass next_cursor as query.pagination.cursor for the next page) or count them (view `counts` with group_by: the total and a breakdown per group). Task status values seen: backlog; priority: urgent.",
     input: tasksQueryInput,
-    output: lenientObject({
-      items: lenientArrayOf(taskShape),
-      has_more: z.boolean(),
-      next_cursor: z.string(),
-      parents: lenientArrayOf(taskShape),
+    output: outputObject({
+      items: `Tasks (view list): ${TASK}.`,
+      has_more: "boolean",
+      next_cursor: "string",
+      parents: "Tasks, as items: parents of this page's items not among them (include_parents).",
     }),
   },
   {
@@ -198,15 +193,15 @@ export const workspaceEndpoints = defineEndpoints([
       task_id: guid().describe("Task uuid (from tasks_query)."),
       body: z.string().nullable().optional().describe("The comment text."),
     }),
-    output: lenientObject({
-      id: z.string(),
-      task_id: z.string(),
-      author_type: actorType(),
-      author_id: z.string(),
-      body: z.string(),
-      created_at: z.string(),
-      edited_at: z.string(),
-      attachments: lenientArrayOf(attachmentShape),
+    output: outputObject({
+      id: "uuid",
+      task_id: "uuid",
+      author_type: "human, ai_agent or system",
+      author_id: "string or null",
+      body: "string",
+      created_at: "date-time",
+      edited_at: "date-time or null",
+      attachments: `Attachments: ${ATTACHMENT}.`,
     }),
   },
   {
@@ -220,7 +215,10 @@ export const workspaceEndpoints = defineEndpoints([
     description:
       "Agent-run history of a task or an agent (`items`, `next_cursor`), or the ordered steps of one run (scope run_progress; an array answer comes wrapped as `items`). Run status seen: pending; trigger: task_assigned; failure_reason: iteration_limit.",
     input: agentRunsQueryInput,
-    output: lenientObject({ items: z.array(z.unknown()), next_cursor: z.string() }),
+    output: outputObject({
+      items: `Runs: ${AGENT_RUN}. For run_progress: the run's steps in order.`,
+      next_cursor: "string",
+    }),
   },
   {
     name: "attachments_download_url",
@@ -231,13 +229,19 @@ export const workspaceEndpoints = defineEndpoints([
     projectScoped: true,
     readOnly: true,
     description:
-      "A short-lived presigned `url` (with filename, content_type, expires_at) for a file attached to a task or a comment. The file itself is not returned; fetch the url soon.",
+      "A short-lived presigned `url` (with filename, content_type, expires_at) for a file attached to a task or a comment. The file itself is not returned; fetch the url soon. For a comment, the API's name for the comment's id is not documented: comment_id is sent, and a 422 says what it needs instead.",
     input: downloadUrlInput,
-    output: lenientObject({
-      url: z.string(),
-      filename: z.string(),
-      content_type: z.string(),
-      expires_at: z.string(),
+    fieldHint: (field) =>
+      field === "comment_id"
+        ? "send the comment's uuid as comment_id"
+        : Object.hasOwn(downloadUrlShape, field)
+          ? undefined
+          : `not an argument of this tool; if it is the comment's id, send comment_id with comment_id_name: "${field.slice(0, 40)}"`,
+    output: outputObject({
+      url: "string (presigned link)",
+      filename: "string",
+      content_type: "string",
+      expires_at: "date-time",
     }),
   },
 ]);
