@@ -28,6 +28,13 @@ const atLeast = (level: LoggingLevel, threshold: LoggingLevel) =>
 
 let stderrLevel: LogLevel = "info";
 
+/** Where log lines go: stderr, unless something (the test harness) collects them instead. */
+let sink: (line: string) => void = (line) => process.stderr.write(line);
+
+export function setLogSink(next: (line: string) => void): void {
+  sink = next;
+}
+
 /** The level below which nothing is written to stderr (LOG_LEVEL). */
 export function setLogLevel(level: LogLevel): void {
   stderrLevel = level;
@@ -43,7 +50,7 @@ export function log(level: LogLevel | "warn", message: string, fields: Record<st
   const mcpLevel = level === "warn" ? "warning" : level;
   if (!atLeast(mcpLevel, stderrLevel)) return;
   const line = { time: new Date().toISOString(), level: mcpLevel, message, ...fields };
-  process.stderr.write(`${JSON.stringify(line)}\n`);
+  sink(`${JSON.stringify(line)}\n`);
 }
 
 /** What a tool call reports about itself, wherever it ends up. */

@@ -1,6 +1,6 @@
 // What the assistant sees when things go wrong upstream or in the configuration: an isError result
 // that names the tool, the status and the next step, and never the API key.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type CannedResponse,
   freePort,
@@ -10,6 +10,7 @@ import {
   startRecorder,
   textOf,
 } from "./helpers.js";
+import { logLines } from "./log-capture.js";
 
 const KEY = "secret-key-must-never-leak";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -253,16 +254,13 @@ describe("default projects", () => {
       for (let wait = 0; wait < 200 && upstream.requests.length === 0; wait++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      const stderr = vi.spyOn(process.stderr, "write");
       cancelled.abort();
       await expect(first).rejects.toThrow();
       // Hold whoami until the server has acted on the cancellation.
-      const logged = () => stderr.mock.calls.some(([line]) => String(line).includes('"tool call cancelled"'));
+      const logged = () => logLines().some((line) => line.includes('"tool call cancelled"'));
       for (let wait = 0; wait < 200 && !logged(); wait++)
         await new Promise((resolve) => setTimeout(resolve, 10));
-      const cancelSeen = logged();
-      stderr.mockRestore();
-      expect(cancelSeen).toBe(true);
+      expect(logged()).toBe(true);
       releaseWhoami();
       expect(await second).toEqual({
         content: [{ type: "text", text: '{"items":[]}' }],

@@ -7,13 +7,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Agent, fetch as undiciFetch } from "undici";
-import { vi } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import type { UpstreamSettings } from "../src/config.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { missingSettings, perUserServers } from "../src/transports/http/user-servers.js";
 import { type RunningHttp, serveHttp } from "../src/transports/http.js";
 import { httpSettings, TEST_LIMITS } from "./helpers.js";
+import { logLines } from "./log-capture.js";
 
 export interface HttpHarness {
   http: RunningHttp;
@@ -165,28 +165,14 @@ export async function startGatedUpstream(body: unknown = { projects: [] }): Prom
   };
 }
 
-/** Collects the JSON log lines written to stderr while `run` runs, and keeps them out of the test output. */
+/** The JSON log lines written while `run` runs. */
 export async function capturingLog<T>(
   run: () => Promise<T>,
 ): Promise<{ result: T; lines: Record<string, unknown>[] }> {
-  const written: string[] = [];
-  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk));
-    return true;
-  });
-  try {
-    const result = await run();
-    return {
-      result,
-      lines: written
-        .join("")
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line)),
-    };
-  } finally {
-    spy.mockRestore();
-  }
+  const before = logLines().length;
+  const result = await run();
+  const written = logLines().slice(before);
+  return { result, lines: written.map((line) => JSON.parse(line)) };
 }
 
 /** The JSON-RPC messages of an SSE answer body. */

@@ -1,0 +1,11 @@
+// `npm run test:scale`: the tests that need more than Node and npm (nginx in front of replicas).
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.scale.test.ts"],
+    setupFiles: ["test/setup-logs.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+  },
+});
