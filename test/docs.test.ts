@@ -36,7 +36,7 @@ describe("README", () => {
     const listed = (pattern: RegExp, text: string) => new Set([...text.matchAll(pattern)].map((m) => m[0]));
     const configuration = README.slice(README.indexOf("## Configuration"), README.indexOf("## Connect"));
     const flags = /--[a-z][a-z-]+/g;
-    const variables = /\b[A-Z][A-Z_]{4,}\b/g;
+    const variables = /\b[A-Z]+_[A-Z_]+\b/g;
     const settings = (text: string) =>
       [...listed(flags, text)].filter((flag) => flag !== "--help" && flag !== "--version").sort();
     expect(settings(configuration)).toEqual(settings(USAGE));
