@@ -4,7 +4,6 @@
 /// <reference path="./undici-agent.d.ts" />
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
-import type { CancelSignal } from "../cancel.js";
 import type { UpstreamSettings } from "../config.js";
 import { rememberJsonText } from "../json-text.js";
 import {
@@ -21,7 +20,7 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body?: unknown;
-  signal?: CancelSignal;
+  signal?: AbortSignal;
   /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
   lane: string;
 }
@@ -109,7 +108,7 @@ function requestOnce(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   limits: UpstreamLimits,
-  signal: CancelSignal | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<unknown> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -145,7 +144,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     private readonly origin: string,
     private readonly limits: UpstreamLimits,
-    private readonly signal: CancelSignal | undefined,
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.timer = setTimeout(AnswerHandler.timeOut, limits.timeoutMs, this);
     // The handler is its own listener (handleEvent): no closure per attempt.

@@ -1,6 +1,5 @@
 // One client per API, built from one set of settings (the environment's, or one user's).
 import type { Dispatcher } from "undici";
-import type { CancelSignal } from "../cancel.js";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
@@ -11,7 +10,7 @@ import { WorkspaceClient } from "./workspace.js";
 /** What one tool call brings along to its upstream request. */
 export interface CallContext {
   /** Aborted when the MCP client cancels the call or goes away: the upstream request stops at once. */
-  signal?: CancelSignal;
+  signal?: AbortSignal;
   /** Told before each wait for a retry (the MCP progress notification, when the client asked). */
   onRetry?: (notice: RetryNotice) => void;
 }

@@ -3,7 +3,6 @@
 // computed once per client, not per request), and a key's lane is dropped as soon as it is idle, so
 // memory follows the keys in use.
 import { createHash } from "node:crypto";
-import type { CancelSignal } from "../cancel.js";
 
 /** An API key as the limiter and the implied-project cache hold it: they never see the key itself. */
 export function keyDigest(apiKey: string): string {
@@ -34,7 +33,7 @@ export class KeyedLimiter {
   }
 
   /** `id` names the lane: a key's digest (keyDigest). */
-  run<T>(id: string, limit: number, signal: CancelSignal | undefined, task: () => Promise<T>): Promise<T> {
+  run<T>(id: string, limit: number, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
     let lane = this.lanes.get(id);
     if (!lane) {
       lane = { active: 0, waiting: [] };
@@ -64,7 +63,7 @@ export class KeyedLimiter {
   private queue<T>(
     id: string,
     lane: Lane,
-    signal: CancelSignal | undefined,
+    signal: AbortSignal | undefined,
     task: () => Promise<T>,
   ): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -2,7 +2,6 @@
 // RetryHandler: that handler cannot stop at a retry budget and report the wait it skipped, tell the
 // client about each wait (progress), or retry a request that creates data only when the connection
 // was refused; and it spends its waits outside the abort signal of the MCP call.
-import type { CancelSignal } from "../cancel.js";
 import { UpstreamError, UpstreamHttpError, UpstreamNetworkError } from "./errors.js";
 
 export const MAX_ATTEMPTS = 3;
@@ -31,7 +30,7 @@ export interface RetryOptions {
    * ends within budgetMs plus one attempt's timeout: under the request timeout common clients use.
    */
   budgetMs: number;
-  signal?: CancelSignal;
+  signal?: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
 }
 
@@ -63,7 +62,7 @@ export async function withRetries<T>(send: () => Promise<T>, options: RetryOptio
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-function pause(ms: number, signal: CancelSignal | undefined): Promise<void> {
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const stop = () => {

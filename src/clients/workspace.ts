@@ -1,6 +1,5 @@
 // The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
 import type { Dispatcher } from "undici";
-import type { CancelSignal } from "../cancel.js";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
@@ -61,7 +60,7 @@ export class WorkspaceClient {
     path: string,
     headers: Record<string, string>,
     body: Record<string, unknown>,
-    signal: CancelSignal | undefined,
+    signal: AbortSignal | undefined,
     policy: RetryPolicy,
   ) {
     const baseUrl = this.settings.workspaceBaseUrl;
@@ -126,7 +125,7 @@ export class WorkspaceClient {
 }
 
 /** `promise`, or the signal's reason as soon as it aborts, whichever comes first. */
-function untilAborted<T>(promise: Promise<T>, signal: CancelSignal): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
