@@ -1,6 +1,6 @@
 // Logs go to two sinks: JSON lines on stderr (stdout is the protocol in stdio mode), and, where a
-// client asked for them, MCP `notifications/message` on the request they belong to. Neither ever carries an API key:
-// callers log names, statuses and durations, not arguments or upstream bodies.
+// client asked for them, MCP `notifications/message` on the request they belong to. Neither ever
+// carries an API key: callers log names, statuses and durations, not arguments or upstream bodies.
 import type { LoggingLevel } from "@modelcontextprotocol/server";
 import type { LogLevel } from "./config.js";
 import { SERVER_NAME } from "./version.js";

@@ -1,6 +1,7 @@
 // The 2025 revisions with sessions (the default mode): one server and the SDK's streamable HTTP
-// transport per session, bound to the per-user headers it was opened with. Sessions are bounded in number and expire after an idle spell; a session with a request still
-// open (a slow call, the client's event stream) is never idle.
+// transport per session, bound to the per-user headers it was opened with. Sessions are bounded in
+// number and expire after an idle spell; one with a request still open (a slow call, the client's
+// event stream) is never idle.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
