@@ -99,9 +99,9 @@ describe("X-MCP-* headers", () => {
     expect(selectionFromHeaders({})).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
   });
 
-  it("reject a read-only value that is not a switch", () => {
+  it("reject a read-only value that is not a switch, without quoting it", () => {
     expect(() => selectionFromHeaders({ "x-mcp-read-only": "maybe" })).toThrow(
-      new ConfigError('X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off, got "maybe"'),
+      new ConfigError("X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off"),
     );
   });
 });
@@ -187,12 +187,12 @@ describe("a server with a selection, over HTTP", () => {
   it.each([
     [
       { "X-MCP-Toolsets": "workspace,billing" },
-      'Bad Request: X-MCP-Toolsets: unknown toolset "billing"; valid toolsets: workspace, analytics',
+      "Bad Request: X-MCP-Toolsets holds 1 name that is not a toolset; valid toolsets: workspace, analytics",
     ],
     [{ "X-MCP-Tools": "" }, `Bad Request: X-MCP-Tools is empty; ${VALID_TOOLS}`],
     [
       { "X-MCP-Read-Only": "perhaps" },
-      'Bad Request: X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off, got "perhaps"',
+      "Bad Request: X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off",
     ],
     [
       { "X-MCP-Tools": "tasks_comments" },
