@@ -7,7 +7,7 @@ import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
-import { describeIssues, prepareArguments } from "./validation.js";
+import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
@@ -67,14 +67,12 @@ export async function callTool(
     throw unknownTool(name, enabled);
   }
   const { definition } = tool;
-  const args = prepareArguments(definition.input, rawArguments ?? {});
-  const parsed = definition.input.safeParse(args);
+  const parsed = checkArguments(definition.input, tool.keyPaths, rawArguments ?? {});
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
-    const issues = describeIssues(definition.input, tool.keyPaths, parsed.error.issues);
     return errorResult(
       redact(
-        `${name}: invalid arguments, nothing was sent. Fix and call again:\n${issues}`,
+        `${name}: invalid arguments, nothing was sent. Fix and call again:\n${parsed.problems}`,
         upstreams.settings,
       ),
     );
