@@ -3,9 +3,10 @@
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { CallContext, Upstreams } from "../clients/index.js";
+import type { UpstreamSettings } from "../config.js";
 import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
-import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
+import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";
 
@@ -21,10 +22,13 @@ function structured(body: unknown): Record<string, unknown> {
   return Array.isArray(body) ? { items: body } : { value: body };
 }
 
-/** The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent. */
-function structuredResult(body: Record<string, unknown>): CallToolResult {
-  const text = knownJsonText(body) ?? JSON.stringify(body);
-  return { content: [{ type: "text", text }], structuredContent: body };
+/**
+ * The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent,
+ * both scrubbed of the keys in use.
+ */
+function structuredResult(body: Record<string, unknown>, settings: UpstreamSettings): CallToolResult {
+  const scrubbed = scrubKeys(body, knownJsonText(body) ?? JSON.stringify(body), settings);
+  return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 
 /**
@@ -81,7 +85,7 @@ export async function callTool(
   try {
     const body = structured(await upstreams.call(definition, parsed.data, context));
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(body);
+    return structuredResult(body, upstreams.settings);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.
