@@ -28,6 +28,10 @@ describe("configuration", () => {
       maxBodyBytes: 1_048_576,
       corsOrigins: [],
       shutdownGraceMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxSessionsPerKey: 100,
     });
     expect(config.upstream).toEqual({
       timeoutMs: 30_000,
