@@ -1,6 +1,5 @@
 // Choosing the tools an assistant sees: toolsets, an exact allow-list and read-only at start, and the
 // X-MCP-* headers that narrow them per HTTP session; hidden tools are neither listed nor callable.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config.js";
 import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
@@ -13,7 +12,6 @@ import {
   startMcp,
   startRecorder,
   TOOL_NAMES,
-  textOf,
   WORKSPACE_TOOLS,
 } from "./helpers.js";
 
