@@ -197,8 +197,10 @@ export async function serveHttp(
     if (shuttingDown) return sendProblem(res, DRAINING);
     route(req, res, facts).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
-      const message = error instanceof Error ? error.message : String(error);
-      log("error", "MCP request failed", { error: excerpt(message, 200) });
+      const message = excerpt(error instanceof Error ? error.message : String(error), 200);
+      // A client gone mid-request (or cut off by a socket timeout) is nobody's fault on this side.
+      if (req.destroyed) return log("debug", "request abandoned by the client", { error: message });
+      log("error", "MCP request failed", { error: message });
       sendProblem(res, new HttpProblem(500, RpcCode.internalError, "Internal error"));
     });
   });
