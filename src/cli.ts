@@ -59,9 +59,10 @@ async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> 
     if (stopping) return;
     stopping = true;
     log("info", "shutting down", { reason });
-    // In-flight calls get shutdownGraceMs; whatever hangs after that must not keep the process alive.
-    setTimeout(() => process.exit(0), config.http.shutdownGraceMs + 5_000).unref();
-    await running?.close().catch(() => {});
+    // In-flight calls get shutdownGraceMs (on stdio too); whatever hangs after that must not keep the process alive.
+    const graceMs = config.http.shutdownGraceMs;
+    setTimeout(() => process.exit(0), graceMs + 5_000).unref();
+    await running?.close(graceMs).catch(() => {});
     await sandbox?.close().catch(() => {});
     // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
     await dispatcher.destroy().catch(() => {});

@@ -38,6 +38,15 @@ export interface HttpSettings {
   maxBodyBytes: number;
   corsOrigins: string[];
   shutdownGraceMs: number;
+  // Bounds on what one client can hold: a socket (slow headers, slow body, idle keep-alive) and sessions.
+  /** A client that has not sent a request's headers within this is cut off (408, then closed). */
+  headersTimeoutMs: number;
+  /** A client that has not sent a whole request (headers and body) within this is cut off. */
+  requestTimeoutMs: number;
+  /** A kept-alive connection idle this long is closed. */
+  keepAliveTimeoutMs: number;
+  /** Sessions one API key (X-API-KEY, or the environment's) may hold open. */
+  maxSessionsPerKey: number;
 }
 
 export interface ToolSelection {
@@ -89,7 +98,12 @@ HTTP options:
   --allow-unauthenticated       allow a non-loopback bind without a token
   --max-body-bytes <n>          request body limit (default: 1048576)
   --cors-origin <list>          origins allowed by CORS (default: none)
-  --shutdown-grace-ms <ms>      time in-flight calls get on SIGTERM (default: 10000)
+  --shutdown-grace-ms <ms>      time in-flight calls get on SIGTERM, stdio too (default: 10000)
+  --headers-timeout-ms <ms>     a request's headers must arrive within this (default: 10000)
+  --request-timeout-ms <ms>     a whole request, body included, must arrive within this (default: 30000)
+  --keep-alive-timeout-ms <ms>  idle kept-alive connections are closed after this (default: 5000)
+  --max-sessions-per-key <n>    open sessions one API key may hold (default: a tenth of
+                                --max-sessions, at least 10)
 
 Environment:
   WORKSPACE_API_KEY             API key (X-API-KEY) for both APIs
@@ -229,12 +243,41 @@ function parseFlags(argv: string[]) {
       "max-body-bytes": string,
       "cors-origin": string,
       "shutdown-grace-ms": string,
+      "headers-timeout-ms": string,
+      "request-timeout-ms": string,
+      "keep-alive-timeout-ms": string,
+      "max-sessions-per-key": string,
     },
   });
 }
 
+type Flags = ReturnType<typeof parseFlags>["values"];
+
+/** The socket timeouts and the per-key session bound, checked against each other as node requires. */
+function clientBounds(values: Flags, maxSessions: number) {
+  const flag = (name: keyof Flags & string, fallback: number) =>
+    integerSetting(values[name] as string | undefined, `--${name}`, {}, undefined, fallback, 1);
+  const headersTimeoutMs = flag("headers-timeout-ms", 10_000);
+  const requestTimeoutMs = flag("request-timeout-ms", 30_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `--headers-timeout-ms (${headersTimeoutMs}) must not exceed --request-timeout-ms (${requestTimeoutMs})`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: flag("keep-alive-timeout-ms", 5_000),
+    // A tenth of the sessions, but never fewer than 10 (or all of them, on a server allowing fewer).
+    maxSessionsPerKey: flag(
+      "max-sessions-per-key",
+      Math.min(maxSessions, Math.max(10, Math.ceil(maxSessions / 10))),
+    ),
+  };
+}
+
 export function parseCommandLine(argv: string[], env: Env): CliCommand {
-  let values: ReturnType<typeof parseFlags>["values"];
+  let values: Flags;
   try {
     values = parseFlags(argv).values;
   } catch (error) {
@@ -250,6 +293,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
   }
+  const maxSessions = integerSetting(values["max-sessions"], "--max-sessions", env, undefined, 1000, 1);
   return {
     kind: "serve",
     config: {
@@ -268,7 +312,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
           1_800_000,
           1,
         ),
-        maxSessions: integerSetting(values["max-sessions"], "--max-sessions", env, undefined, 1000, 1),
+        maxSessions,
         allowedHosts: list(values["allowed-hosts"]) ?? [],
         authToken: readAuthToken(values["auth-token-file"], env),
         allowUnauthenticated: values["allow-unauthenticated"],
@@ -289,6 +333,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
           10_000,
           0,
         ),
+        ...clientBounds(values, maxSessions),
       },
       upstream: {
         workspaceBaseUrl: urlEnv(env, "WORKSPACE_BASE_URL"),

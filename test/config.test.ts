@@ -28,6 +28,10 @@ describe("configuration", () => {
       maxBodyBytes: 1_048_576,
       corsOrigins: [],
       shutdownGraceMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxSessionsPerKey: 100,
     });
     expect(config.upstream).toEqual({
       timeoutMs: 30_000,
@@ -86,6 +90,16 @@ describe("configuration", () => {
       {},
       '--max-sessions must be a whole number from 1 to 9007199254740991, got "0"',
     ],
+    [
+      ["--headers-timeout-ms", "40000"],
+      {},
+      "--headers-timeout-ms (40000) must not exceed --request-timeout-ms (30000)",
+    ],
+    [
+      ["--keep-alive-timeout-ms", "0"],
+      {},
+      '--keep-alive-timeout-ms must be a whole number from 1 to 9007199254740991, got "0"',
+    ],
     [["--bogus"], {}, "Unknown option '--bogus'"],
     [[], { WORKSPACE_PROJECT_ID: "nope" }, 'WORKSPACE_PROJECT_ID must be a uuid, got "nope"'],
     [[], { WORKSPACE_BASE_URL: "ftp://x" }, 'WORKSPACE_BASE_URL must be an http(s) URL, got "ftp://x"'],
@@ -103,5 +117,23 @@ describe("configuration", () => {
     ],
   ] as const)("rejects %j %j", (argv, env, message) => {
     expect(() => parseCommandLine([...argv], env)).toThrow(new ConfigError(message));
+  });
+});
+
+describe("--max-sessions-per-key", () => {
+  const perKey = (argv: string[]) => {
+    const command = parseCommandLine(["--transport", "http", ...argv], {});
+    return command.kind === "serve" ? command.config.http.maxSessionsPerKey : undefined;
+  };
+
+  it("defaults to a tenth of --max-sessions, at least 10, at most --max-sessions", () => {
+    expect(
+      [
+        ["--max-sessions", "1000"],
+        ["--max-sessions", "20"],
+        ["--max-sessions", "4"],
+      ].map(perKey),
+    ).toEqual([100, 10, 4]);
+    expect(perKey(["--max-sessions-per-key", "3"])).toBe(3);
   });
 });

@@ -2,6 +2,7 @@
 // comparison ranges given in pairs, and the filter names and value types per endpoint. Only what the
 // spec states as a rule; the rest is the API's to judge.
 import type { z } from "zod";
+import { excerpt } from "../excerpt.js";
 import type { FilterValueType } from "./schemas.js";
 
 type Ctx = z.RefinementCtx;
@@ -34,6 +35,10 @@ export function checkAnalyticsBody(
   if (args.filters) checkFilters(args.filters, ctx, allowedFilters);
 }
 
+/** A filter's type by its name, looked up as an own property: "constructor" is not a filter. */
+const typeOf = (allowed: Record<string, FilterValueType>, name: string) =>
+  Object.hasOwn(allowed, name) ? allowed[name] : undefined;
+
 function checkFilters(
   filters: NonNullable<AnalyticsBody["filters"]>,
   ctx: Ctx,
@@ -42,7 +47,7 @@ function checkFilters(
   const valid = Object.keys(allowed).join(", ");
   for (const [name, filter] of Object.entries(filters)) {
     if (name === "advanced_filters" || filter === undefined) continue;
-    const type = allowed[name];
+    const type = typeOf(allowed, name);
     if (type === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -57,12 +62,12 @@ function checkFilters(
   }
   filters.advanced_filters?.conditions.forEach((condition, index) => {
     const path = ["filters", "advanced_filters", "conditions", index];
-    const type = allowed[condition.field];
+    const type = typeOf(allowed, condition.field);
     if (type === undefined) {
       ctx.addIssue({
         code: "custom",
         path: [...path, "field"],
-        message: `"${condition.field}" is not a filter of this tool; valid fields: ${valid}`,
+        message: `"${excerpt(condition.field)}" is not a filter of this tool; valid fields: ${valid}`,
       });
     } else {
       checkValueType(condition.value, type, [...path, "value"], ctx);

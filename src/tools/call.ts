@@ -3,11 +3,12 @@
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { CallContext, Upstreams } from "../clients/index.js";
+import type { UpstreamSettings } from "../config.js";
 import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
-import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
+import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
-import { describeIssues, prepareArguments } from "./validation.js";
+import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
@@ -21,10 +22,13 @@ function structured(body: unknown): Record<string, unknown> {
   return Array.isArray(body) ? { items: body } : { value: body };
 }
 
-/** The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent. */
-function structuredResult(body: Record<string, unknown>): CallToolResult {
-  const text = knownJsonText(body) ?? JSON.stringify(body);
-  return { content: [{ type: "text", text }], structuredContent: body };
+/**
+ * The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent,
+ * both scrubbed of the keys in use.
+ */
+function structuredResult(body: Record<string, unknown>, settings: UpstreamSettings): CallToolResult {
+  const scrubbed = scrubKeys(body, knownJsonText(body) ?? JSON.stringify(body), settings);
+  return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 
 /**
@@ -67,14 +71,12 @@ export async function callTool(
     throw unknownTool(name, enabled);
   }
   const { definition } = tool;
-  const args = prepareArguments(definition.input, rawArguments ?? {});
-  const parsed = definition.input.safeParse(args);
+  const parsed = checkArguments(definition.input, tool.keyPaths, rawArguments ?? {});
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
-    const issues = describeIssues(definition.input, tool.keyPaths, parsed.error.issues);
     return errorResult(
       redact(
-        `${name}: invalid arguments, nothing was sent. Fix and call again:\n${issues}`,
+        `${name}: invalid arguments, nothing was sent. Fix and call again:\n${parsed.problems}`,
         upstreams.settings,
       ),
     );
@@ -83,7 +85,7 @@ export async function callTool(
   try {
     const body = structured(await upstreams.call(definition, parsed.data, context));
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(body);
+    return structuredResult(body, upstreams.settings);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.

@@ -20,25 +20,40 @@ const CREATES_DATA = new Set(ENDPOINTS.filter((endpoint) => !endpoint.readOnly).
 export interface SelectionSources {
   toolsets: string;
   tools: string;
+  /** Whether a message may quote the values given: the operator's own flags, yes; a client's headers, no. */
+  quoteValues: boolean;
 }
 
 export const START_SOURCES: SelectionSources = {
   toolsets: "--toolsets (MCP_TOOLSETS)",
   tools: "--tools (MCP_TOOLS)",
+  quoteValues: true,
 };
 
-export const HEADER_SOURCES: SelectionSources = { toolsets: "X-MCP-Toolsets", tools: "X-MCP-Tools" };
+// A header's value is never quoted back: a key pasted into the wrong header must not come back.
+export const HEADER_SOURCES: SelectionSources = {
+  toolsets: "X-MCP-Toolsets",
+  tools: "X-MCP-Tools",
+  quoteValues: false,
+};
 
-function checkNames(source: string, kind: string, names: string[], valid: Iterable<string>): void {
+function checkNames(
+  source: string,
+  kind: string,
+  names: string[],
+  valid: Iterable<string>,
+  quoteValues: boolean,
+): void {
   const known = [...valid];
   const validList = known.join(", ");
   if (names.length === 0) throw new ConfigError(`${source} is empty; valid ${kind}s: ${validList}`);
   const unknown = names.filter((name) => !known.includes(name));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `${source}: unknown ${kind}${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `"${name}"`).join(", ")}; valid ${kind}s: ${validList}`,
-    );
-  }
+  if (unknown.length === 0) return;
+  const plural = unknown.length > 1 ? "s" : "";
+  const what = quoteValues
+    ? `${source}: unknown ${kind}${plural} ${unknown.map((name) => `"${name}"`).join(", ")}`
+    : `${source} holds ${unknown.length} name${plural} that ${plural ? "are not" : "is not a"} ${kind}${plural}`;
+  throw new ConfigError(`${what}; valid ${kind}s: ${validList}`);
 }
 
 /**
@@ -53,12 +68,12 @@ export function selectTools(
 ): ReadonlySet<string> {
   let names = [...within];
   if (selection.toolsets !== undefined) {
-    checkNames(sources.toolsets, "toolset", selection.toolsets, TOOLSETS.keys());
+    checkNames(sources.toolsets, "toolset", selection.toolsets, TOOLSETS.keys(), sources.quoteValues);
     const chosen = new Set(selection.toolsets.flatMap((toolset) => TOOLSETS.get(toolset as ApiName) ?? []));
     names = names.filter((name) => chosen.has(name));
   }
   if (selection.tools !== undefined) {
-    checkNames(sources.tools, "tool", selection.tools, ALL_TOOL_NAMES);
+    checkNames(sources.tools, "tool", selection.tools, ALL_TOOL_NAMES, sources.quoteValues);
     const allowed = new Set(selection.tools);
     names = names.filter((name) => allowed.has(name));
   }
@@ -81,7 +96,7 @@ export function selectionFromHeaders(headers: IncomingHttpHeaders): ToolSelectio
   const readOnly = header(headers, "x-mcp-read-only");
   const readOnlyOn = readOnly === undefined ? false : parseSwitch(readOnly);
   if (readOnlyOn === undefined) {
-    throw new ConfigError(`X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off, got "${readOnly}"`);
+    throw new ConfigError("X-MCP-Read-Only must be 1/true/yes/on or 0/false/no/off");
   }
   return {
     toolsets: list(header(headers, "x-mcp-toolsets")),

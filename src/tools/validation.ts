@@ -1,6 +1,15 @@
 // Argument checking before anything is sent, with messages a model can act on: the path of each
-// fault, the keys allowed where an unknown key was given, and where a misplaced key belongs.
+// fault, the keys allowed where an unknown key was given, and where a misplaced key belongs. The
+// answer is bounded whatever was sent: a few problems, each quoting a short excerpt of the input.
 import { z } from "zod";
+import { excerpt } from "../excerpt.js";
+
+/** Arguments nest at most this deep (the deepest the specs use is 6); deeper is refused up front. */
+export const MAX_ARGUMENT_DEPTH = 32;
+/** Arguments hold at most this many values in all (object entries and list items, at any depth). */
+export const MAX_ARGUMENT_VALUES = 5_000;
+/** An answer names at most this many problems, then how many more there are. */
+export const MAX_LISTED_PROBLEMS = 10;
 
 type AnySchema = z.core.$ZodType;
 type Path = PropertyKey[];
@@ -69,7 +78,17 @@ function schemaAt(schema: AnySchema, path: Path): AnySchema | undefined {
   return current;
 }
 
-const dotted = (path: Path) => (path.length ? path.map(String).join(".") : "(arguments)");
+/** A path as the messages show it: each client-given segment an excerpt, the whole at most twice that. */
+const dotted = (path: Path) =>
+  path.length ? excerpt(path.map((segment) => excerpt(String(segment))).join("."), 200) : "(arguments)";
+
+/** The lines of a bounded list: the first MAX_LISTED_PROBLEMS, then how many more there are. */
+function bulleted(lines: string[], total: number): string {
+  const listed = lines.slice(0, MAX_LISTED_PROBLEMS).map((line) => `- ${line}`);
+  const more = total - listed.length;
+  if (more > 0) listed.push(`- …and ${more} more problem${more > 1 ? "s" : ""}; fix these first`);
+  return listed.join("\n");
+}
 
 export function describeIssues(
   schema: AnySchema,
@@ -77,21 +96,90 @@ export function describeIssues(
   issues: z.core.$ZodIssue[],
 ): string {
   const lines: string[] = [];
+  let total = 0;
   for (const issue of issues) {
-    if (issue.code === "unrecognized_keys") {
-      const allowed = Object.keys(objectShape(schemaAt(schema, issue.path) ?? schema) ?? {});
-      for (const key of issue.keys) {
-        const elsewhere = keyPaths.get(key);
-        const hint = elsewhere?.length ? ` (${key} belongs at ${elsewhere.join(" or ")})` : "";
-        lines.push(
-          `${dotted([...issue.path, key])}: unknown key${hint}; allowed here: ${allowed.join(", ") || "none"}`,
-        );
-      }
-    } else {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : undefined;
+    total += keys ? keys.length : 1;
+    if (lines.length >= MAX_LISTED_PROBLEMS) continue; // counted, not described
+    if (!keys) {
       lines.push(`${dotted(issue.path)}: ${issue.message}`);
+      continue;
+    }
+    const allowed = Object.keys(objectShape(schemaAt(schema, issue.path) ?? schema) ?? {});
+    for (const key of keys.slice(0, MAX_LISTED_PROBLEMS - lines.length)) {
+      const elsewhere = keyPaths.get(key);
+      const hint = elsewhere?.length ? ` (${key} belongs at ${elsewhere.join(" or ")})` : "";
+      lines.push(
+        `${dotted([...issue.path, key])}: unknown key${hint}; allowed here: ${allowed.join(", ") || "none"}`,
+      );
     }
   }
-  return lines.map((line) => `- ${line}`).join("\n");
+  return bulleted(lines, total);
+}
+
+/**
+ * What no schema judges, found before any other check: more than MAX_ARGUMENT_VALUES values, nesting
+ * deeper than MAX_ARGUMENT_DEPTH, and keys named `__proto__`, which a JavaScript object cannot carry as
+ * data (it would be dropped silently on the way). Walks with a stack of its own, so no depth of input
+ * can overflow the call stack, and stops at the bound, so no size of input can stall the server.
+ */
+export function shapeProblems(args: Record<string, unknown>): { lines: string[]; total: number } {
+  const lines: string[] = [];
+  let total = 0;
+  let values = 0;
+  const pending: [unknown, Path][] = [[args, []]];
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= MAX_ARGUMENT_DEPTH) {
+      total++;
+      lines.push(
+        `${dotted(path.slice(0, 4))}…: nests deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this server accepts; send a flatter value`,
+      );
+      continue; // nothing below it is looked at
+    }
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    values += keys ? keys.length : (value as unknown[]).length;
+    if (values > MAX_ARGUMENT_VALUES) {
+      const line = `(arguments): more than ${MAX_ARGUMENT_VALUES} values in all (names and list items), the most this server reads; send only what the tool takes`;
+      return { lines: [...lines, line], total: total + 1 };
+    }
+    if (!keys) {
+      const items = value as unknown[];
+      for (let index = items.length - 1; index >= 0; index--) pending.push([items[index], [...path, index]]);
+      continue;
+    }
+    for (const key of keys) {
+      if (key === "__proto__") {
+        total++;
+        if (lines.length < MAX_LISTED_PROBLEMS) {
+          lines.push(`${dotted([...path, key])}: "__proto__" is not accepted as a name; leave it out`);
+        }
+      }
+      pending.push([(value as Record<string, unknown>)[key], [...path, key]]);
+    }
+  }
+  return { lines, total };
+}
+
+export type CheckedArguments =
+  | { success: true; data: Record<string, unknown> }
+  | { success: false; problems: string };
+
+/** The arguments as the tool sends them, or a bounded list of what to fix; nothing is sent on failure. */
+export function checkArguments(
+  schema: z.ZodType<Record<string, unknown>>,
+  keyPaths: Map<string, string[]>,
+  raw: Record<string, unknown>,
+): CheckedArguments {
+  // Bounded first (decoding reads every top-level key), then again once JSON text is decoded.
+  let shape = shapeProblems(raw);
+  const decoded = shape.total > 0 ? raw : decodeStringifiedArguments(schema, raw);
+  if (decoded !== raw) shape = shapeProblems(decoded);
+  if (shape.total > 0) return { success: false, problems: bulleted(shape.lines, shape.total) };
+  const parsed = schema.safeParse(dropNullOptionals(schema, decoded));
+  if (parsed.success) return { success: true, data: parsed.data };
+  return { success: false, problems: describeIssues(schema, keyPaths, parsed.error.issues) };
 }
 
 /**
@@ -153,9 +241,4 @@ export function dropNullOptionals(schema: AnySchema, value: unknown): unknown {
     }
   }
   return out;
-}
-
-/** Arguments as the schema should judge them: JSON-text objects decoded, null optionals dropped. */
-export function prepareArguments(schema: AnySchema, args: Record<string, unknown>): Record<string, unknown> {
-  return dropNullOptionals(schema, decodeStringifiedArguments(schema, args)) as Record<string, unknown>;
 }

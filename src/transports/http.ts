@@ -1,10 +1,13 @@
 // Streamable HTTP on /mcp for both protocol eras: a 2026-07-28 request goes to the SDK's per-request
 // handler; a 2025-era one to sessions (one server and transport per session, the default) or, with
 // --stateless, to a server of its own. GET /healthz and /readyz for orchestrators.
+
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { HttpSettings } from "../config.js";
+import { excerpt } from "../excerpt.js";
 import { log, logs } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
@@ -47,30 +50,83 @@ function isLegacy(req: IncomingMessage, body: unknown): boolean {
   return outcome.kind === "legacy";
 }
 
-/** POST requests being answered, so that shutdown can wait for them. */
+/** Requests being answered (all but event streams), so that shutdown can wait for them. */
 class InFlight {
-  private count = 0;
+  private readonly open = new Set<ServerResponse>();
   private waiters: (() => void)[] = [];
+  /** Connections that carried an answer during the drain: their client may be sending its next request. */
+  private readonly answeredDuringDrain = new Set<Socket>();
+  private draining = false;
 
   track(res: ServerResponse): void {
-    this.count++;
+    this.open.add(res);
+    const socket = res.socket;
     res.once("close", () => {
-      this.count--;
-      if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+      this.open.delete(res);
+      if (this.draining && socket && !socket.destroyed) {
+        this.answeredDuringDrain.add(socket);
+        socket.once("close", () => this.answeredDuringDrain.delete(socket));
+      }
+      if (this.open.size === 0) for (const wake of this.waiters.splice(0)) wake();
     });
+  }
+
+  /** From now on: answers not yet begun close their connection, and answered connections are remembered. */
+  drain(): void {
+    this.draining = true;
+    for (const res of this.open) if (!res.headersSent) res.shouldKeepAlive = false;
   }
 
   /** Resolves when none is left, or after `timeoutMs`, whichever comes first, with how many are left. */
   settled(timeoutMs: number): Promise<number> {
-    if (this.count === 0) return Promise.resolve(0);
+    if (this.open.size === 0) return Promise.resolve(0);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(this.count), timeoutMs);
+      const timer = setTimeout(() => resolve(this.open.size), timeoutMs);
       this.waiters.push(() => {
         clearTimeout(timer);
         resolve(0);
       });
     });
   }
+
+  /**
+   * Resolves when every connection answered during the drain has closed (its next request got a 503
+   * and Connection: close, or it sat idle past the keep-alive timeout), or after `timeoutMs`.
+   */
+  connectionsClosed(timeoutMs: number): Promise<void> {
+    const sockets = [...this.answeredDuringDrain];
+    if (sockets.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      const closing = sockets.map((socket) => new Promise((done) => socket.once("close", done)));
+      void Promise.all(closing).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+/** The longest a drain waits for the clients it answered to send their next request and be refused. */
+const LINGER_MS = 1_000;
+
+/** What a draining server answers any request it has not accepted yet: come back elsewhere, or later. */
+const DRAINING = new HttpProblem(
+  503,
+  RpcCode.serverError,
+  "Service Unavailable: the server is shutting down; send the request again (another replica, or this one once restarted, will answer it)",
+  { "retry-after": "1", connection: "close" },
+);
+
+/** The socket timeouts of the settings, and a check of them often enough to keep to them. */
+function serverOptions(settings: HttpSettings) {
+  return {
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // node checks the first two only this often (30 s by default, which let slow headers run 84 s).
+    connectionsCheckingInterval: Math.min(1_000, settings.headersTimeoutMs),
+  };
 }
 
 export async function serveHttp(
@@ -105,8 +161,8 @@ export async function serveHttp(
       server ??= serverForRequest(req.headers);
       return server;
     };
+    if (req.method !== "GET") inFlight.track(res); // an event stream is ended by closing its session
     if (req.method !== "POST") return legacy.handle(req, res, undefined, facts, serverOf);
-    inFlight.track(res);
     const body = await readMcpBody(req, settings.maxBodyBytes);
     Object.assign(facts, describeBody(body));
     if (isLegacy(req, body)) return legacy.handle(req, res, body, facts, serverOf);
@@ -129,17 +185,22 @@ export async function serveHttp(
     return Promise.resolve();
   }
 
-  const httpServer = createServer((req, res) => {
+  const httpServer = createServer(serverOptions(settings), (req, res) => {
     const started = performance.now();
-    const facts: RequestFacts = { method: req.method, path: (req.url ?? "/").split("?")[0] ?? "/" };
+    const facts: RequestFacts = { method: req.method, path: excerpt((req.url ?? "/").split("?")[0] ?? "/") };
     res.once("close", () => {
       if (!logs("info")) return;
       const duration_ms = Math.round(performance.now() - started);
       log("info", "request", { ...facts, status: res.statusCode, duration_ms });
     });
+    // Draining: nothing new is accepted, so the requests in flight can end and the process exit.
+    if (shuttingDown) return sendProblem(res, DRAINING);
     route(req, res, facts).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
-      log("error", "MCP request failed", { error: error instanceof Error ? error.message : String(error) });
+      const message = excerpt(error instanceof Error ? error.message : String(error), 200);
+      // A client gone mid-request (or cut off by a socket timeout) is nobody's fault on this side.
+      if (req.destroyed) return log("debug", "request abandoned by the client", { error: message });
+      log("error", "MCP request failed", { error: message });
       sendProblem(res, new HttpProblem(500, RpcCode.internalError, "Internal error"));
     });
   });
@@ -156,16 +217,26 @@ export async function serveHttp(
     markClosed = resolve;
   });
 
-  /** Stops accepting, lets POSTs in flight finish (bounded by shutdownGraceMs), then ends every session. */
-  async function close(): Promise<void> {
+  /**
+   * Drains: stops listening; a request on a connection still open gets 503 with Connection: close.
+   * Requests in flight are answered (for up to `graceMs`), then every session and socket is closed.
+   */
+  async function close(graceMs = settings.shutdownGraceMs): Promise<void> {
     if (shuttingDown) return closed;
     shuttingDown = true;
-    const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-    httpServer.closeIdleConnections();
-    const abandoned = await inFlight.settled(settings.shutdownGraceMs);
+    const stopped = once(httpServer, "close");
+    // Stops listening but keeps idle kept-alive connections, which http.Server.close would cut: a
+    // request already on its way over one gets a 503 to send it elsewhere, not a reset that leaves
+    // its client unsure whether the call was taken.
+    NetServer.prototype.close.call(httpServer);
+    inFlight.drain();
+    const abandoned = await inFlight.settled(graceMs);
     if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
     await Promise.all([legacy.close(), modern.close()]);
+    // A client answered during the drain may be sending its next request: let it get its 503 first.
+    await inFlight.connectionsClosed(Math.min(settings.keepAliveTimeoutMs, LINGER_MS));
     httpServer.closeAllConnections();
+    httpServer.close(); // also ends node's checks of the socket timeouts
     await stopped;
     markClosed();
   }

@@ -1,13 +1,94 @@
 // stdio: the SDK's serveStdio answers the one client that spawned us, in whichever era it opens with
-// (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr.
-import type { Server } from "@modelcontextprotocol/server";
-import { serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
+// (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr. On SIGTERM the
+// requests already read are answered (for up to the grace) before the process exits; new ones are refused.
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+  type Server,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
 
 export interface RunningTransport {
   /** Resolves when the transport has ended (client gone, or close() called). */
   closed: Promise<void>;
-  close(): Promise<void>;
+  /** Ends the transport; with `graceMs`, the requests it accepted are answered first (for up to that long). */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** JSON-RPC's "server error" range: a refusal that is the server's state, not the request's fault. */
+const SHUTTING_DOWN = -32000;
+
+/** The SDK's stdio wire, counting the requests it has handed in and not yet answered. */
+class DrainableStdio implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private readonly wire = new StdioServerTransport();
+  private readonly open = new Set<RequestId>();
+  private draining = false;
+  private wake?: () => void;
+
+  constructor() {
+    this.wire.onmessage = (message) => this.receive(message);
+    this.wire.onerror = (error) => this.onerror?.(error);
+    this.wire.onclose = () => this.onclose?.();
+  }
+
+  start(): Promise<void> {
+    return this.wire.start();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.wire.send(message);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.settle(message.id);
+  }
+
+  close(): Promise<void> {
+    return this.wire.close();
+  }
+
+  /** Refuses new requests from now on; resolves when every open one is answered or after `timeoutMs`, with how many are left. */
+  drain(timeoutMs: number): Promise<number> {
+    this.draining = true;
+    if (this.open.size === 0) return Promise.resolve(0);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(this.open.size), timeoutMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve(0);
+      };
+    });
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) {
+      if (this.draining) {
+        const error = {
+          code: SHUTTING_DOWN,
+          message: "the server is shutting down and takes no new requests",
+        };
+        void this.wire.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        return;
+      }
+      // A subscription stays open until cancelled: it is not a call the drain should wait for.
+      if (message.method !== "subscriptions/listen") this.open.add(message.id);
+    } else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) this.settle(id); // the SDK sends no answer to a cancelled request
+    }
+    this.onmessage?.(message);
+  }
+
+  private settle(id: RequestId | undefined): void {
+    if (id === undefined || !this.open.delete(id)) return;
+    if (this.open.size === 0) this.wake?.();
+  }
 }
 
 /** Serves stdin/stdout with a fresh server from `build` for the connection. */
@@ -16,12 +97,21 @@ export function serveStdio(build: () => Server): RunningTransport {
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+  const wire = new DrainableStdio();
   const handle = sdkServeStdio(build, {
+    transport: wire,
     onerror: (error) => log("warning", "stdio: message refused", { error: error.message.slice(0, 200) }),
   });
-  const close = async () => {
-    await handle.close();
-    markClosed();
+  let closing: Promise<void> | undefined;
+  const close = (graceMs = 0) => {
+    closing ??= (async () => {
+      const abandoned = graceMs > 0 ? await wire.drain(graceMs) : 0;
+      if (abandoned > 0)
+        log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
+      await handle.close();
+      markClosed();
+    })();
+    return closing;
   };
   // The client closing our stdin is the end of the connection: exit rather than linger as an orphan.
   const onEnd = () => void close();

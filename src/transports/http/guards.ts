@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { ConfigError, type HttpSettings } from "../../config.js";
+import { excerpt } from "../../excerpt.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
@@ -68,12 +69,12 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
     checkHostAndOrigin(req: IncomingMessage): void {
       const host = req.headers.host;
       if (!host || !hostAllowed(host)) {
-        throw refuse(`Forbidden: Host "${host ?? ""}" is not allowed (see --allowed-hosts)`);
+        throw refuse(`Forbidden: Host "${excerpt(host ?? "")}" is not allowed (see --allowed-hosts)`);
       }
       const origin = req.headers.origin;
       if (origin === undefined || corsOrigins.has(origin)) return;
       if (!allowedHosts.has(hostnameOf(origin) ?? "")) {
-        throw refuse(`Forbidden: Origin "${origin}" is not allowed (see --cors-origin)`);
+        throw refuse(`Forbidden: Origin "${excerpt(origin)}" is not allowed (see --cors-origin)`);
       }
     },
 

@@ -18,17 +18,27 @@ export interface Session {
   shapingHeaders: string;
   openRequests: number;
   idleTimer?: NodeJS.Timeout;
+  /** Digest of the API key the session uses: sessions are bounded per key too. */
+  key: string;
+  /** Calls in flight, each alone in its POST: a cancelled one's stream is ended (the SDK leaves it open). */
+  calls: Set<RequestId>;
 }
+
+/** Why a session could not be opened: the server's cap or the key's. */
+export type SessionRefusal = "server" | "key";
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   /** Sessions being initialized: they count against the cap before they have an id. */
   private opening = 0;
+  /** Sessions open or being opened, per key digest. */
+  private readonly perKey = new Map<string, number>();
   private armedTimers = 0;
 
   constructor(
     private readonly idleMs: number,
     readonly maxSessions: number,
+    readonly maxSessionsPerKey: number = maxSessions,
   ) {}
 
   get size(): number {
@@ -44,14 +54,23 @@ export class SessionStore {
     return this.sessions.get(id);
   }
 
-  /** Holds a place for a session being opened; undefined when the cap is reached. */
-  reserve(): (() => void) | undefined {
-    if (this.sessions.size + this.opening >= this.maxSessions) return undefined;
+  /**
+   * Holds a place for a session being opened with `key`, or says which cap is reached. The place is
+   * released with `true` once the session is added (the key's count then goes with the session), or
+   * with `false` when it was never opened; only the first release counts.
+   */
+  reserve(key: string): ((opened: boolean) => void) | SessionRefusal {
+    if (this.sessions.size + this.opening >= this.maxSessions) return "server";
+    const held = this.perKey.get(key) ?? 0;
+    if (held >= this.maxSessionsPerKey) return "key";
     this.opening++;
+    this.perKey.set(key, held + 1);
     let released = false;
-    return () => {
-      if (!released) this.opening--;
+    return (opened) => {
+      if (released) return;
       released = true;
+      this.opening--;
+      if (!opened) this.forgetKey(key);
     };
   }
 
@@ -66,6 +85,7 @@ export class SessionStore {
     if (!session) return;
     this.disarm(session);
     this.sessions.delete(id);
+    this.forgetKey(session.key);
   }
 
   requestStarted(session: Session): void {
@@ -82,6 +102,12 @@ export class SessionStore {
 
   async closeAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close()));
+  }
+
+  private forgetKey(key: string): void {
+    const held = (this.perKey.get(key) ?? 1) - 1;
+    if (held > 0) this.perKey.set(key, held);
+    else this.perKey.delete(key);
   }
 
   private armIdleTimer(session: Session): void {
@@ -116,6 +142,13 @@ export function requestIdOf(body: unknown): RequestId | undefined {
     : undefined;
 }
 
+/** The request a single `notifications/cancelled` body names, if it is one. */
+export function cancelledIdOf(body: unknown): RequestId | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
+  if (message?.method !== "notifications/cancelled") return undefined;
+  return requestIdOf({ method: "", id: message.params?.requestId });
+}
+
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
 function cancelOnServer(transport: NodeStreamableHTTPServerTransport, id: RequestId): void {
   const reason = "the client closed the connection before the answer";
@@ -130,8 +163,12 @@ function cancelOnServer(transport: NodeStreamableHTTPServerTransport, id: Reques
 export class StatefulEndpoint {
   readonly sessions: SessionStore;
 
-  constructor(settings: { sessionIdleMs: number; maxSessions: number }) {
-    this.sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+  constructor(settings: { sessionIdleMs: number; maxSessions: number; maxSessionsPerKey: number }) {
+    this.sessions = new SessionStore(
+      settings.sessionIdleMs,
+      settings.maxSessions,
+      settings.maxSessionsPerKey,
+    );
   }
 
   async handle(
@@ -170,13 +207,19 @@ export class StatefulEndpoint {
     facts.session = sessionId;
     this.sessions.requestStarted(session);
     const id = requestIdOf(body);
+    if (id !== undefined) session.calls.add(id);
     res.once("close", () => {
       this.sessions.requestEnded(session);
+      if (id !== undefined) session.calls.delete(id);
       // A client that dropped the connection before its answer will never read it: the call stops, as
       // if cancelled, rather than run on (and, for tasks_comments, create what the client may send again).
       if (id !== undefined && !res.writableFinished) cancelOnServer(session.transport, id);
     });
     await session.transport.handleRequest(req, res, body);
+    // The SDK sends no answer to a cancelled call and leaves its stream open: end it, so that the
+    // client's connection is free and the session can become idle.
+    const cancelled = cancelledIdOf(body);
+    if (cancelled !== undefined && session.calls.has(cancelled)) session.transport.closeSSEStream(cancelled);
   }
 
   close(): Promise<void> {
@@ -194,36 +237,45 @@ export class StatefulEndpoint {
     res: ServerResponse,
     body: unknown,
     facts: RequestFacts,
-    { identity, shapingHeaders, build }: RequestServer,
+    { identity, shapingHeaders, keyDigest, build }: RequestServer,
   ) {
-    const release = this.sessions.reserve();
-    if (!release) {
-      throw new HttpProblem(
-        503,
-        RpcCode.serverError,
-        `Service Unavailable: ${this.sessions.maxSessions} sessions are open, the most this server allows; retry later`,
-        { "retry-after": RETRY_AFTER_SECONDS },
-      );
-    }
+    const release = this.sessions.reserve(keyDigest);
+    if (typeof release !== "function") throw this.refusal(release);
     const mcp = build();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        release();
+        release(true);
         facts.session = id;
         this.sessions.add(id, session);
         res.once("close", () => this.sessions.requestEnded(session));
       },
     });
     // This initialize request is open until its answer is sent: the idle timer starts after it.
-    const session: Session = { transport, mcp, identity, shapingHeaders, openRequests: 1 };
+    const session: Session = {
+      transport,
+      mcp,
+      identity,
+      shapingHeaders,
+      openRequests: 1,
+      key: keyDigest,
+      calls: new Set(),
+    };
     mcp.onclose = () => this.sessions.remove(transport.sessionId ?? "");
     try {
       await mcp.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
-      release();
+      release(false);
       if (!facts.session) void mcp.close();
     }
+  }
+
+  private refusal(cap: SessionRefusal): HttpProblem {
+    const message =
+      cap === "server"
+        ? `Service Unavailable: ${this.sessions.maxSessions} sessions are open, the most this server allows; retry later`
+        : `Service Unavailable: this API key holds ${this.sessions.maxSessionsPerKey} open session${this.sessions.maxSessionsPerKey === 1 ? "" : "s"}, the most one key may hold (--max-sessions-per-key); end one (DELETE /mcp with its Mcp-Session-Id) or retry later`;
+    return new HttpProblem(503, RpcCode.serverError, message, { "retry-after": RETRY_AFTER_SECONDS });
   }
 }

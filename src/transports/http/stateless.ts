@@ -8,17 +8,10 @@ import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import type { Server } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { requestIdOf } from "./sessions.js";
+import { cancelledIdOf, requestIdOf } from "./sessions.js";
 import type { RequestServer } from "./user-servers.js";
 
 type RequestId = string | number;
-
-/** The request a single `notifications/cancelled` body names, if it is one. */
-function cancelledIdOf(body: unknown): RequestId | undefined {
-  const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
-  if (message?.method !== "notifications/cancelled") return undefined;
-  return requestIdOf({ method: "", id: message.params?.requestId });
-}
 
 export class StatelessEndpoint {
   /** Calls in flight, by the headers that built their server and their request id. */

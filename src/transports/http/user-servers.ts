@@ -21,6 +21,8 @@ export interface RequestServer {
   readonly identity: string;
   /** The raw values of those headers: equal values always make an equal identity, without a digest. */
   readonly shapingHeaders: string;
+  /** A digest of the API key the server calls with (a user's X-API-KEY, else the environment's). */
+  readonly keyDigest: string;
   build(): Server;
 }
 
@@ -101,12 +103,20 @@ export function perUserServers(
     const overrides = userOverrides(headers);
     const tools = toolsFor(headers, serverTools);
     let identity: string | undefined;
+    let keyDigest: string | undefined;
     return {
       get identity() {
         identity ??= createHash("sha256")
           .update(JSON.stringify([overrides, [...tools]]))
           .digest("hex");
         return identity;
+      },
+      get keyDigest() {
+        const settings = { ...env, ...overrides };
+        keyDigest ??= createHash("sha256")
+          .update(JSON.stringify([settings.workspaceApiKey ?? null, settings.analyticsApiKey ?? null]))
+          .digest("hex");
+        return keyDigest;
       },
       shapingHeaders: shapingHeadersOf(headers),
       build: () =>
