@@ -114,4 +114,3 @@ describe("the built server, spawned", () => {
     );
   });
 });
-

@@ -19,7 +19,12 @@ import { exerciseEveryTool, listeningUrl } from "./every-tool.js";
 import { CLI, childEnv } from "./helpers.js";
 
 const MODERN = "2026-07-28";
-const stdioServer = { command: process.execPath, args: [CLI, "--demo"], env: childEnv(), stderr: "ignore" as const };
+const stdioServer = {
+  command: process.execPath,
+  args: [CLI, "--demo"],
+  env: childEnv(),
+  stderr: "ignore" as const,
+};
 
 /** SDK v2's client that speaks 2026-07-28 or nothing (no fallback to initialize). */
 const modernClient = () =>
@@ -137,7 +142,10 @@ describe.each([
   });
 
   it("a client that probes first (auto) lands on 2026-07-28", async () => {
-    const client = new ModernClient({ name: "auto", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    const client = new ModernClient(
+      { name: "auto", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
     await client.connect(new ModernHttpTransport(url));
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await client.close();

@@ -83,10 +83,7 @@ describe("malformed requests get the matching 4xx with a JSON-RPC error, and the
       "a missing Accept",
       { method: "POST", headers: { "content-type": "application/json" }, body: initializeBody() },
       406,
-      rpcError(
-        -32000,
-        "Not Acceptable: Client must accept both application/json and text/event-stream",
-      ),
+      rpcError(-32000, "Not Acceptable: Client must accept both application/json and text/event-stream"),
     ],
     [
       "malformed JSON",

@@ -129,7 +129,8 @@ describe("the 2025 revisions over stdio", () => {
   });
 
   it("sends log entries only after logging/setLevel, at that level and above", async () => {
-    const failing = (id: number) => request(id, "tools/call", { name: "tasks_query", arguments: { view: "list" } });
+    const failing = (id: number) =>
+      request(id, "tools/call", { name: "tasks_query", arguments: { view: "list" } });
     const unasked = (await exchange([initialize(1, "2025-11-25"), failing(2)], 2)) as { id?: number }[];
     expect(unasked.map((answer) => answer.id)).toEqual([1, 2]);
     const asked = (await exchange(
@@ -199,7 +200,10 @@ describe("the 2026-07-28 revision over stdio", () => {
   });
 
   it("refuses a request for another revision, naming the ones served", async () => {
-    const [answer] = (await exchange([modern(1, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: "2099-01-01" })], 1)) as {
+    const [answer] = (await exchange(
+      [modern(1, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: "2099-01-01" })],
+      1,
+    )) as {
       error: { code: number; data: { supported: string[] } };
     }[];
     expect(answer?.error.data.supported).toContain("2026-07-28");

@@ -95,10 +95,22 @@ interface Caller {
 }
 
 const upstreamEnv = () =>
-  childEnv({ WORKSPACE_BASE_URL: upstream.url, WORKSPACE_API_KEY: KEY, UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) });
-const upstreamSettings = () => ({ ...TEST_LIMITS, workspaceBaseUrl: upstream.url, workspaceApiKey: KEY, timeoutMs: TIMEOUT_MS });
+  childEnv({
+    WORKSPACE_BASE_URL: upstream.url,
+    WORKSPACE_API_KEY: KEY,
+    UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
+  });
+const upstreamSettings = () => ({
+  ...TEST_LIMITS,
+  workspaceBaseUrl: upstream.url,
+  workspaceApiKey: KEY,
+  timeoutMs: TIMEOUT_MS,
+});
 const modernClient = () =>
-  new ModernClient({ name: "cancel-modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  new ModernClient(
+    { name: "cancel-modern", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
 
 /** The server over HTTP in this process (with `argv` flags), reached by a client of one era. */
 async function httpCaller(era: "2025" | "2026-07-28", argv: string[] = []): Promise<Caller> {
@@ -182,7 +194,10 @@ describe("--stateless, with the call's connection still open", () => {
   it("a notifications/cancelled POST of its own reaches the call it names under the same headers", async () => {
     const settings = upstreamSettings();
     const dispatcher = createDispatcher(settings);
-    const http = await serveHttp(perUserServers(settings, dispatcher, ALL_TOOL_NAMES), httpSettings(["--stateless"]));
+    const http = await serveHttp(
+      perUserServers(settings, dispatcher, ALL_TOOL_NAMES),
+      httpSettings(["--stateless"]),
+    );
     const post = (body: object, headers: Record<string, string> = {}) =>
       fetch(http.url, {
         method: "POST",
@@ -196,7 +211,12 @@ describe("--stateless, with the call's connection still open", () => {
       });
     try {
       const arrived = upstream.nextRequest();
-      const call = post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } });
+      const call = post({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      });
       call.catch(() => {});
       await arrived;
       let closed = false;

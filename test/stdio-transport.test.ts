@@ -38,9 +38,7 @@ describe("LineTransport", () => {
       transport.send({ jsonrpc: "2.0", id: 1, result: {} }),
       transport.send({ jsonrpc: "2.0", id: 2, result: {} }),
     ]);
-    expect(writes).toEqual([
-      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n',
-    ]);
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n']);
   });
 
   it("reads a message split across reads whole, with a CR before its newline", async () => {

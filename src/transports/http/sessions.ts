@@ -118,7 +118,11 @@ export function requestIdOf(body: unknown): RequestId | undefined {
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
 function cancelOnServer(transport: NodeStreamableHTTPServerTransport, id: RequestId): void {
   const reason = "the client closed the connection before the answer";
-  transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+  transport.onmessage?.({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: id, reason },
+  });
 }
 
 /** Serves /mcp requests in the stateful mode. */
@@ -139,7 +143,8 @@ export class StatefulEndpoint {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {
-      if (req.method === "POST" && isInitializeRequest(body)) return this.open(req, res, body, facts, server());
+      if (req.method === "POST" && isInitializeRequest(body))
+        return this.open(req, res, body, facts, server());
       throw new HttpProblem(
         400,
         RpcCode.serverError,

@@ -2,12 +2,13 @@
 // own, dropped when the answer has gone out, so any replica can answer any request. A cancellation
 // arrives in a POST of its own: it reaches the call it names when that call runs in this process
 // under the same per-user headers (a cancel landing on another replica cannot reach it).
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import type { Server } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
-import { requestIdOf } from "./sessions.js";
 import { HttpProblem, RpcCode } from "./replies.js";
+import { requestIdOf } from "./sessions.js";
 import type { RequestServer } from "./user-servers.js";
 
 type RequestId = string | number;
@@ -32,9 +33,14 @@ export class StatelessEndpoint {
   ): Promise<void> {
     if (req.method !== "POST") {
       // No session: no event stream to GET, nothing to DELETE.
-      throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: this server is stateless, only POST", {
-        allow: "POST",
-      });
+      throw new HttpProblem(
+        405,
+        RpcCode.serverError,
+        "Method Not Allowed: this server is stateless, only POST",
+        {
+          allow: "POST",
+        },
+      );
     }
     const server = serverOf();
     const cancelled = cancelledIdOf(body);

@@ -3,12 +3,12 @@
 // workspace. Tool selection: X-MCP-Toolsets, X-MCP-Tools and X-MCP-Read-Only narrow the server's tools.
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import type { Server } from "@modelcontextprotocol/server";
 import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
 import { ConfigError, type UpstreamSettings } from "../../config.js";
 import { buildServer } from "../../server.js";
-import type { Server } from "@modelcontextprotocol/server";
 import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
