@@ -40,27 +40,3 @@ export function rememberJsonText(value: unknown, text: string): void {
 export function knownJsonText(value: object): string | undefined {
   return attachedText(value, SOURCE_TEXT);
 }
-
-/**
- * The JSON text of an outbound JSON-RPC message, as JSON.stringify would give it but for a result's
- * structuredContent, written from its upstream text when it kept one rather than walked again. The
- * SDK copies a result when it checks it, but not the structuredContent object, which keeps its text.
- */
-export function messageJson(message: object): string {
-  const { result } = message as { result?: unknown };
-  // A result response has exactly jsonrpc, id and result (the SDK's schema is strict).
-  if (result === null || typeof result !== "object" || Object.keys(message).length !== 3) {
-    return JSON.stringify(message);
-  }
-  const { structuredContent, ...rest } = result as { structuredContent?: unknown };
-  const text =
-    structuredContent !== null && typeof structuredContent === "object"
-      ? knownJsonText(structuredContent)
-      : undefined;
-  if (text === undefined) return JSON.stringify(message);
-  const others = JSON.stringify(rest);
-  const resultJson = `${others.length === 2 ? "{" : `${others.slice(0, -1)},`}"structuredContent":${text}}`;
-  const { jsonrpc, id } = message as { jsonrpc: unknown; id: unknown };
-  // In the SDK's own order: the result first, the id last.
-  return `{"result":${resultJson},"jsonrpc":${JSON.stringify(jsonrpc)},"id":${JSON.stringify(id)}}`;
-}
