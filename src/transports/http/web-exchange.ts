@@ -1,7 +1,7 @@
-// The SDK's HTTP handlers speak web-standard Request/Response; node:http gives IncomingMessage and
-// ServerResponse. This is the bridge, in place of @modelcontextprotocol/node's (hono's) conversions:
-// the body, already parsed by body.ts, is handed to the SDK as `parsedBody` rather than serialized
-// into the Request again, and an answer that is complete when it comes leaves in one socket write.
+// The SDK's 2026-07-28 handler speaks web-standard Request/Response; node:http gives IncomingMessage
+// and ServerResponse. This is the bridge, in place of @modelcontextprotocol/node's toNodeHandler: the
+// body, already parsed by body.ts, is handed to the SDK as `parsedBody` rather than serialized into
+// the Request again, and an answer that is complete when it comes leaves in one socket write.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { ReadableStreamReadResult } from "node:stream/web";
 
