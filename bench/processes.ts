@@ -109,7 +109,7 @@ export function startBareHttpServer(
   return startListening(upstreamUrl, (port) => [...nodeArgs, BARE, "--transport", mode, "--port", port]);
 }
 
-async function startListening(
+export async function startListening(
   upstreamUrl: string,
   argsFor: (port: string) => string[],
 ): Promise<HttpServerUnderTest> {
