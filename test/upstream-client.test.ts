@@ -64,7 +64,7 @@ describe("a cancelled attempt", () => {
       controller.abort("no longer needed");
       await expect(second).rejects.toBe("no longer needed");
       faults.ok({ projects: [] })(held[0]!, upstream.requests[0]!, 0);
-      expect(await first).toEqual({ projects: [] });
+      expect((await first).value).toEqual({ projects: [] });
       await single.close(); // waits for whatever is still queued
       expect(upstream.requests).toHaveLength(1);
     } finally {
@@ -84,7 +84,7 @@ describe("an answer's body", () => {
       res.write(bytes.subarray(0, split), () => res.end(bytes.subarray(split)));
     });
     const answer = await createUpstreams(settingsFor(KEY), dispatcher).call(whoami, {}, {});
-    expect(answer).toEqual({ projects: [{ id: "p1", name }] });
+    expect(answer.value).toEqual({ projects: [{ id: "p1", name }] });
   });
 });
 
@@ -107,13 +107,15 @@ describe("the in-flight cap", () => {
     await twoArrived;
     const other = createUpstreams({ ...settingsFor("another-key-0123456789"), ...limits }, dispatcher);
     const tasksQuery = workspaceEndpoints.find((endpoint) => endpoint.name === "tasks_query")!;
-    expect(await other.call(tasksQuery, { project_id: "p1", view: "list" }, {})).toEqual({ items: [] });
+    expect((await other.call(tasksQuery, { project_id: "p1", view: "list" }, {})).value).toEqual({
+      items: [],
+    });
     expect(upstream.requests.map((request) => request.method)).toEqual(["GET", "GET", "POST"]);
     const third = upstream.nextRequest();
     for (const [res, request] of held.splice(0)) faults.ok({ projects: [] })(res, request, 0);
     await third;
     for (const [res, request] of held.splice(0)) faults.ok({ projects: [] })(res, request, 0);
-    expect(await Promise.all(calls)).toEqual(Array(3).fill({ projects: [] }));
+    expect((await Promise.all(calls)).map((answer) => answer.value)).toEqual(Array(3).fill({ projects: [] }));
     expect(upstream.requests).toHaveLength(4);
   });
 });

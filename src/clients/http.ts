@@ -5,7 +5,6 @@
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
 import type { UpstreamSettings } from "../config.js";
-import { rememberJsonText } from "../json-text.js";
 import {
   UpstreamBodyError,
   UpstreamHttpError,
@@ -60,7 +59,7 @@ export function requestJson(
   request: UpstreamRequest,
   limits: UpstreamLimits,
   policy: RetryPolicy,
-): Promise<unknown> {
+): Promise<UpstreamJson> {
   const { origin, path } = targetOf(request.url);
   // Built once for every attempt: undici copies what it needs from it.
   const options: Dispatcher.DispatchOptions = {
@@ -109,7 +108,7 @@ function requestOnce(
   options: Dispatcher.DispatchOptions,
   limits: UpstreamLimits,
   signal: AbortSignal | undefined,
-): Promise<unknown> {
+): Promise<UpstreamJson> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     dispatcher.dispatch(
@@ -140,7 +139,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly resolve: (value: unknown) => void,
+    private readonly resolve: (value: UpstreamJson) => void,
     private readonly reject: (error: unknown) => void,
     private readonly origin: string,
     private readonly limits: UpstreamLimits,
@@ -212,7 +211,23 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): unknown {
+/**
+ * A successful upstream answer: the parsed body, and the JSON text it was parsed from when that text is
+ * one line (a tool result's text block can then carry it as is, instead of a JSON.stringify of the value).
+ */
+export interface UpstreamJson {
+  value: unknown;
+  text?: string;
+}
+
+/** The text, trailing line break trimmed, when it is one line: answers are framed by lines (stdio, SSE). */
+function oneLine(text: string): string | undefined {
+  const last = text.charCodeAt(text.length - 1);
+  const trimmed = last === 0x0a || last === 0x0d ? text.trim() : text;
+  return trimmed.includes("\n") || trimmed.includes("\r") ? undefined : trimmed;
+}
+
+function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): UpstreamJson {
   const parsed = parseBody(text);
   if (statusCode < 200 || statusCode >= 300) {
     const retryAfter = headers["retry-after"];
@@ -226,8 +241,7 @@ function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): 
     const contentType = headers["content-type"];
     throw new UpstreamBodyError(statusCode, excerptOf(String(contentType ?? "none")), excerptOf(text));
   }
-  rememberJsonText(parsed.value, text);
-  return parsed.value;
+  return { value: parsed.value, text: oneLine(text) };
 }
 
 const EXCERPT_CHARS = 120;

@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
+import type { UpstreamJson } from "./http.js";
 import { ImpliedProjectCache } from "./project-cache.js";
 import type { RetryNotice } from "./retry.js";
 import { WorkspaceClient } from "./workspace.js";
@@ -17,7 +18,11 @@ export interface CallContext {
 
 export interface Upstreams {
   settings: UpstreamSettings;
-  call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext): Promise<unknown>;
+  call(
+    definition: EndpointDefinition,
+    args: Record<string, unknown>,
+    context: CallContext,
+  ): Promise<UpstreamJson>;
 }
 
 /**

@@ -106,7 +106,7 @@ export class WorkspaceClient {
     // whoami only reads, whatever the tool that needs it.
     const policy = { repeatable: true };
     const headers = this.baseHeaders(workspaceId);
-    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, undefined, policy)) as {
+    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, undefined, policy)).value as {
       projects?: unknown;
     };
     const projects = (Array.isArray(identity?.projects) ? identity.projects : []) as WhoamiProject[];

@@ -2,9 +2,9 @@
 // Whatever fails on the way becomes an `isError` result that says what to do next; only a call the
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { UpstreamJson } from "../clients/http.js";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
-import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
@@ -16,18 +16,15 @@ const MAX_QUOTED_NAME = 100;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** The upstream body as it came; MCP wants an object, so any other JSON is wrapped once. */
-function structured(body: unknown): Record<string, unknown> {
-  if (isObject(body)) return body;
-  return Array.isArray(body) ? { items: body } : { value: body };
-}
-
 /**
- * The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent,
- * both scrubbed of the keys in use.
+ * The upstream body as structuredContent (MCP wants an object, so any other JSON is wrapped once) and
+ * as a text block (the upstream's own one-line text when the body was not wrapped), both scrubbed of
+ * the keys in use.
  */
-function structuredResult(body: Record<string, unknown>, settings: UpstreamSettings): CallToolResult {
-  const scrubbed = scrubKeys(body, knownJsonText(body) ?? JSON.stringify(body), settings);
+function structuredResult({ value, text }: UpstreamJson, settings: UpstreamSettings): CallToolResult {
+  const body = isObject(value) ? value : Array.isArray(value) ? { items: value } : { value };
+  const own = body === value ? text : undefined;
+  const scrubbed = scrubKeys(body, own ?? JSON.stringify(body), settings);
   return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 
@@ -83,9 +80,9 @@ export async function callTool(
   }
   const started = performance.now();
   try {
-    const body = structured(await upstreams.call(definition, parsed.data, context));
+    const answer = await upstreams.call(definition, parsed.data, context);
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(body, upstreams.settings);
+    return structuredResult(answer, upstreams.settings);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.
