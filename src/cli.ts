@@ -3,7 +3,7 @@
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
-import { type Config, ConfigError, parseCommandLine, USAGE } from "./config.js";
+import { type Config, ConfigError, parseCommandLine, type UpstreamSettings, USAGE } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
 import { selectTools } from "./tools/selection.js";
@@ -11,22 +11,28 @@ import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
-async function startSandboxFor(config: Config): Promise<{ close(): Promise<void> }> {
+interface RunningSandbox {
+  /** The upstream settings the sandbox stands in for: its own key, URLs and default projects. */
+  upstream: Partial<UpstreamSettings>;
+  close(): Promise<void>;
+}
+
+async function startSandboxFor(): Promise<RunningSandbox> {
   const { startSandbox } = await import("./sandbox/index.js");
   const sandbox = await startSandbox();
-  // The sandbox replaces every upstream setting: its own key, URLs and default projects.
-  config.upstream = {
-    ...config.upstream,
-    workspaceBaseUrl: sandbox.workspaceBaseUrl,
-    analyticsBaseUrl: sandbox.analyticsBaseUrl,
-    workspaceApiKey: sandbox.apiKey,
-    analyticsApiKey: undefined,
-    workspaceProjectId: sandbox.workspaceProjectId,
-    workspaceId: undefined,
-    analyticsProjectId: sandbox.analyticsProjectId,
-  };
   log("info", "demo sandbox started", { url: sandbox.url });
-  return sandbox;
+  return {
+    upstream: {
+      workspaceBaseUrl: sandbox.workspaceBaseUrl,
+      analyticsBaseUrl: sandbox.analyticsBaseUrl,
+      workspaceApiKey: sandbox.apiKey,
+      analyticsApiKey: undefined,
+      workspaceProjectId: sandbox.workspaceProjectId,
+      workspaceId: undefined,
+      analyticsProjectId: sandbox.analyticsProjectId,
+    },
+    close: () => sandbox.close(),
+  };
 }
 
 async function startHttp(
@@ -48,8 +54,10 @@ async function startHttp(
   return http;
 }
 
-async function serve(config: Config, tools: ReadonlySet<string>): Promise<void> {
-  const sandbox = config.demo ? await startSandboxFor(config) : undefined;
+async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
+  const sandbox = given.demo ? await startSandboxFor() : undefined;
+  // With --demo, the sandbox's settings replace every upstream setting of the configuration.
+  const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;
