@@ -1,5 +1,6 @@
-// Environment + flags -> one typed Config, validated once. Missing credentials are not an error here
-// (the server still starts and lists its tools); malformed values are, so a typo never goes unnoticed.
+// Environment + flags -> one typed Config, validated once. SETTINGS lists every setting once: the flag
+// parser and --help are made from it, and a test holds the README's tables to it. Missing credentials
+// are not an error here (the server still starts and lists its tools); malformed values are.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
@@ -73,52 +74,184 @@ export type CliCommand = { kind: "help" } | { kind: "version" } | { kind: "serve
 
 export class ConfigError extends Error {}
 
+/** One setting: its flag and/or environment variable, and one line for --help. */
+interface Setting {
+  flag?: string;
+  env?: string;
+  /** What the flag takes, as --help shows it; none for an on/off flag. */
+  arg?: string;
+  section: "Options" | "HTTP options" | "Environment";
+  help: string;
+}
+
+/** Every setting the server reads: the parser, --help and the README's tables follow this list. */
+export const SETTINGS: readonly Setting[] = [
+  {
+    flag: "transport",
+    arg: "<stdio|http>",
+    section: "Options",
+    help: "how clients connect (default: stdio)",
+  },
+  { flag: "demo", section: "Options", help: "serve against the built-in sandbox (no account needed)" },
+  {
+    flag: "toolsets",
+    env: "MCP_TOOLSETS",
+    arg: "<list>",
+    section: "Options",
+    help: "toolsets to serve: workspace,analytics (default: both)",
+  },
+  {
+    flag: "tools",
+    env: "MCP_TOOLS",
+    arg: "<list>",
+    section: "Options",
+    help: "exact allow-list of tool names",
+  },
+  {
+    flag: "read-only",
+    env: "MCP_READ_ONLY",
+    section: "Options",
+    help: "hide tools that create data",
+  },
+  {
+    flag: "upstream-timeout-ms",
+    env: "UPSTREAM_TIMEOUT_MS",
+    arg: "<ms>",
+    section: "Options",
+    help: "bound on each upstream call (default: 30000)",
+  },
+  { flag: "help", section: "Options", help: "show this help" },
+  { flag: "version", section: "Options", help: "print the version" },
+  { flag: "host", arg: "<address>", section: "HTTP options", help: "bind address (default: 127.0.0.1)" },
+  {
+    flag: "port",
+    arg: "<number>",
+    section: "HTTP options",
+    help: "port (default: 3000; 0 picks a free one)",
+  },
+  {
+    flag: "stateless",
+    section: "HTTP options",
+    help: "no 2025 sessions: every request stands alone (for load balancers)",
+  },
+  {
+    flag: "session-idle-ms",
+    arg: "<ms>",
+    section: "HTTP options",
+    help: "idle sessions expire after this (default: 1800000)",
+  },
+  {
+    flag: "max-sessions",
+    arg: "<n>",
+    section: "HTTP options",
+    help: "open sessions at most (default: 1000)",
+  },
+  {
+    flag: "max-sessions-per-key",
+    arg: "<n>",
+    section: "HTTP options",
+    help: "open sessions one API key may hold (default: a tenth of --max-sessions, at least 10)",
+  },
+  {
+    flag: "allowed-hosts",
+    arg: "<list>",
+    section: "HTTP options",
+    help: "host names clients use, when binding beyond loopback",
+  },
+  {
+    flag: "auth-token-file",
+    arg: "<path>",
+    section: "HTTP options",
+    help: "file holding the bearer token (or env MCP_AUTH_TOKEN)",
+  },
+  {
+    flag: "allow-unauthenticated",
+    section: "HTTP options",
+    help: "allow a non-loopback bind without a token",
+  },
+  {
+    flag: "max-body-bytes",
+    arg: "<n>",
+    section: "HTTP options",
+    help: "request body limit (default: 1048576)",
+  },
+  {
+    flag: "cors-origin",
+    arg: "<list>",
+    section: "HTTP options",
+    help: "origins allowed by CORS (default: none)",
+  },
+  {
+    flag: "shutdown-grace-ms",
+    arg: "<ms>",
+    section: "HTTP options",
+    help: "time in-flight calls get on SIGTERM, stdio too (default: 10000)",
+  },
+  {
+    flag: "headers-timeout-ms",
+    arg: "<ms>",
+    section: "HTTP options",
+    help: "a request's headers must arrive within this (default: 10000)",
+  },
+  {
+    flag: "request-timeout-ms",
+    arg: "<ms>",
+    section: "HTTP options",
+    help: "a whole request, body included, must arrive within this (default: 30000)",
+  },
+  {
+    flag: "keep-alive-timeout-ms",
+    arg: "<ms>",
+    section: "HTTP options",
+    help: "idle kept-alive connections are closed after this (default: 5000)",
+  },
+  { env: "WORKSPACE_API_KEY", section: "Environment", help: "API key (X-API-KEY) for both APIs" },
+  { env: "ANALYTICS_API_KEY", section: "Environment", help: "overrides the key for the analytics API" },
+  { env: "WORKSPACE_BASE_URL", section: "Environment", help: "base URL of the agent-workspace API" },
+  { env: "ANALYTICS_BASE_URL", section: "Environment", help: "base URL of the analytics API" },
+  { env: "WORKSPACE_PROJECT_ID", section: "Environment", help: "default project of the workspace tools" },
+  { env: "WORKSPACE_ID", section: "Environment", help: "default workspace (X-Workspace-Id)" },
+  { env: "ANALYTICS_PROJECT_ID", section: "Environment", help: "default project of the geo_ tools" },
+  {
+    env: "UPSTREAM_RETRY_BUDGET_MS",
+    section: "Environment",
+    help: "no retry starts later than this into a call (default: 20000)",
+  },
+  {
+    env: "UPSTREAM_MAX_BYTES",
+    section: "Environment",
+    help: "largest upstream body accepted (default: 10485760)",
+  },
+  {
+    env: "UPSTREAM_CONCURRENCY",
+    section: "Environment",
+    help: "upstream requests in flight per API key (default: 8)",
+  },
+  { env: "MCP_AUTH_TOKEN", section: "Environment", help: "bearer token required on /mcp" },
+  { env: "LOG_LEVEL", section: "Environment", help: "debug, info, notice, warning or error (default: info)" },
+];
+
+const HELP_COLUMN = 32;
+
+/** One --help line: the flag (or variable), padded, and its description with the variable it reads. */
+function helpLine({ flag, env, arg, help }: Setting): string {
+  const name = flag ? `--${flag}${arg ? ` ${arg}` : ""}` : (env as string);
+  const withEnv = help.endsWith(")") ? `${help.slice(0, -1)}; env ${env})` : `${help} (env ${env})`;
+  const text = flag && env ? withEnv : help;
+  return `  ${name.padEnd(HELP_COLUMN - 3)} ${text}`;
+}
+
 export const USAGE = `Usage: agent-workspace-mcp [options]
 
 MCP server for the agent-workspace and visibility-analytics (GEO) APIs.
-
-Options:
-  --transport <stdio|http>      how clients connect (default: stdio)
-  --demo                        serve against the built-in sandbox (no account needed)
-  --toolsets <list>             toolsets to serve: workspace,analytics (default: both; env MCP_TOOLSETS)
-  --tools <list>                exact allow-list of tool names (env MCP_TOOLS)
-  --read-only                   hide tools that create data (env MCP_READ_ONLY=1)
-  --upstream-timeout-ms <ms>    bound on each upstream call (default: 30000; env UPSTREAM_TIMEOUT_MS)
-  --help                        show this help
-  --version                     print the version
-
-HTTP options:
-  --host <address>              bind address (default: 127.0.0.1)
-  --port <number>               port (default: 3000; 0 picks a free one)
-  --stateless                   no sessions: every request stands alone (for load balancers)
-  --session-idle-ms <ms>        idle sessions expire after this (default: 1800000)
-  --max-sessions <n>            open sessions at most (default: 1000)
-  --allowed-hosts <list>        host names clients use, when binding beyond loopback
-  --auth-token-file <path>      file holding the bearer token (or env MCP_AUTH_TOKEN)
-  --allow-unauthenticated       allow a non-loopback bind without a token
-  --max-body-bytes <n>          request body limit (default: 1048576)
-  --cors-origin <list>          origins allowed by CORS (default: none)
-  --shutdown-grace-ms <ms>      time in-flight calls get on SIGTERM, stdio too (default: 10000)
-  --headers-timeout-ms <ms>     a request's headers must arrive within this (default: 10000)
-  --request-timeout-ms <ms>     a whole request, body included, must arrive within this (default: 30000)
-  --keep-alive-timeout-ms <ms>  idle kept-alive connections are closed after this (default: 5000)
-  --max-sessions-per-key <n>    open sessions one API key may hold (default: a tenth of
-                                --max-sessions, at least 10)
-
-Environment:
-  WORKSPACE_API_KEY             API key (X-API-KEY) for both APIs
-  ANALYTICS_API_KEY             overrides the key for the analytics API
-  WORKSPACE_BASE_URL            base URL of the agent-workspace API
-  ANALYTICS_BASE_URL            base URL of the analytics API
-  WORKSPACE_PROJECT_ID          default project of the workspace tools
-  WORKSPACE_ID                  default workspace (X-Workspace-Id)
-  ANALYTICS_PROJECT_ID          default project of the geo_ tools
-  UPSTREAM_RETRY_BUDGET_MS      no retry starts later than this into a call (default: 20000)
-  UPSTREAM_MAX_BYTES            largest upstream body accepted (default: 10485760)
-  UPSTREAM_CONCURRENCY          upstream requests in flight per API key (default: 8)
-  MCP_AUTH_TOKEN                bearer token required on /mcp
-  LOG_LEVEL                     debug, info, notice, warning or error (default: info)
-`;
+${(["Options", "HTTP options", "Environment"] as const)
+  .map(
+    (section) =>
+      `\n${section}:\n${SETTINGS.filter((s) => s.section === section)
+        .map(helpLine)
+        .join("\n")}\n`,
+  )
+  .join("")}`;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "notice", "warning", "error"];
@@ -216,49 +349,48 @@ function readAuthToken(flagPath: string | undefined, env: Env): string | undefin
   return token;
 }
 
+const SHORT: Record<string, string> = { help: "h", version: "v" };
+
+/** node's parseArgs options, from the table: a flag without an argument is on/off, any other a string. */
+const FLAG_OPTIONS = Object.fromEntries(
+  SETTINGS.flatMap(({ flag, arg }) => {
+    if (!flag) return [];
+    const short = SHORT[flag] ? { short: SHORT[flag] } : {};
+    return [
+      [flag, arg ? { type: "string" as const } : { type: "boolean" as const, default: false, ...short }],
+    ];
+  }),
+);
+
 function parseFlags(argv: string[]) {
-  const string = { type: "string" } as const;
-  const boolean = { type: "boolean", default: false } as const;
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      transport: { type: "string", default: "stdio" },
-      host: { type: "string", default: "127.0.0.1" },
-      port: { type: "string", default: "3000" },
-      demo: boolean,
-      help: { ...boolean, short: "h" },
-      version: { ...boolean, short: "v" },
-      toolsets: string,
-      tools: string,
-      "read-only": boolean,
-      "upstream-timeout-ms": string,
-      stateless: boolean,
-      "session-idle-ms": string,
-      "max-sessions": string,
-      "allowed-hosts": string,
-      "auth-token-file": string,
-      "allow-unauthenticated": boolean,
-      "max-body-bytes": string,
-      "cors-origin": string,
-      "shutdown-grace-ms": string,
-      "headers-timeout-ms": string,
-      "request-timeout-ms": string,
-      "keep-alive-timeout-ms": string,
-      "max-sessions-per-key": string,
-    },
-  });
+  return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAG_OPTIONS })
+    .values as Record<string, string | boolean | undefined>;
 }
 
-type Flags = ReturnType<typeof parseFlags>["values"];
+/** The values of the flags given, read by name. */
+class Flags {
+  constructor(private readonly values: Record<string, string | boolean | undefined>) {}
+
+  text(flag: string): string | undefined {
+    const value = this.values[flag];
+    return typeof value === "string" ? value : undefined;
+  }
+
+  on(flag: string): boolean {
+    return this.values[flag] === true;
+  }
+
+  /** A whole number from the flag, else from its variable (if it has one), else the default. */
+  integer(flag: string, env: Env, fallback: number, min: number, max?: number): number {
+    const variable = SETTINGS.find((setting) => setting.flag === flag)?.env;
+    return integerSetting(this.text(flag), `--${flag}`, env, variable, fallback, min, max);
+  }
+}
 
 /** The socket timeouts and the per-key session bound, checked against each other as node requires. */
-function clientBounds(values: Flags, maxSessions: number) {
-  const flag = (name: keyof Flags & string, fallback: number) =>
-    integerSetting(values[name] as string | undefined, `--${name}`, {}, undefined, fallback, 1);
-  const headersTimeoutMs = flag("headers-timeout-ms", 10_000);
-  const requestTimeoutMs = flag("request-timeout-ms", 30_000);
+function clientBounds(flags: Flags, maxSessions: number) {
+  const headersTimeoutMs = flags.integer("headers-timeout-ms", {}, 10_000, 1);
+  const requestTimeoutMs = flags.integer("request-timeout-ms", {}, 30_000, 1);
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(
       `--headers-timeout-ms (${headersTimeoutMs}) must not exceed --request-timeout-ms (${requestTimeoutMs})`,
@@ -267,25 +399,27 @@ function clientBounds(values: Flags, maxSessions: number) {
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: flag("keep-alive-timeout-ms", 5_000),
+    keepAliveTimeoutMs: flags.integer("keep-alive-timeout-ms", {}, 5_000, 1),
     // A tenth of the sessions, but never fewer than 10 (or all of them, on a server allowing fewer).
-    maxSessionsPerKey: flag(
+    maxSessionsPerKey: flags.integer(
       "max-sessions-per-key",
+      {},
       Math.min(maxSessions, Math.max(10, Math.ceil(maxSessions / 10))),
+      1,
     ),
   };
 }
 
 export function parseCommandLine(argv: string[], env: Env): CliCommand {
-  let values: Flags;
+  let flags: Flags;
   try {
-    values = parseFlags(argv).values;
+    flags = new Flags(parseFlags(argv));
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  if (values.help) return { kind: "help" };
-  if (values.version) return { kind: "version" };
-  const transport = values.transport;
+  if (flags.on("help")) return { kind: "help" };
+  if (flags.on("version")) return { kind: "version" };
+  const transport = flags.text("transport") ?? "stdio";
   if (transport !== "stdio" && transport !== "http") {
     throw new ConfigError(`--transport must be stdio or http, got "${transport}"`);
   }
@@ -293,47 +427,26 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
   }
-  const maxSessions = integerSetting(values["max-sessions"], "--max-sessions", env, undefined, 1000, 1);
+  const maxSessions = flags.integer("max-sessions", env, 1000, 1);
   return {
     kind: "serve",
     config: {
       transport,
-      demo: values.demo,
+      demo: flags.on("demo"),
       logLevel,
       http: {
-        host: values.host,
-        port: integer("--port", values.port, 0, 65535),
-        stateless: values.stateless,
-        sessionIdleMs: integerSetting(
-          values["session-idle-ms"],
-          "--session-idle-ms",
-          env,
-          undefined,
-          1_800_000,
-          1,
-        ),
+        host: flags.text("host") ?? "127.0.0.1",
+        port: integer("--port", flags.text("port") ?? "3000", 0, 65535),
+        stateless: flags.on("stateless"),
+        sessionIdleMs: flags.integer("session-idle-ms", env, 1_800_000, 1),
         maxSessions,
-        allowedHosts: list(values["allowed-hosts"]) ?? [],
-        authToken: readAuthToken(values["auth-token-file"], env),
-        allowUnauthenticated: values["allow-unauthenticated"],
-        maxBodyBytes: integerSetting(
-          values["max-body-bytes"],
-          "--max-body-bytes",
-          env,
-          undefined,
-          1024 * 1024,
-          1,
-        ),
-        corsOrigins: list(values["cors-origin"]) ?? [],
-        shutdownGraceMs: integerSetting(
-          values["shutdown-grace-ms"],
-          "--shutdown-grace-ms",
-          env,
-          undefined,
-          10_000,
-          0,
-        ),
-        ...clientBounds(values, maxSessions),
+        allowedHosts: list(flags.text("allowed-hosts")) ?? [],
+        authToken: readAuthToken(flags.text("auth-token-file"), env),
+        allowUnauthenticated: flags.on("allow-unauthenticated"),
+        maxBodyBytes: flags.integer("max-body-bytes", env, 1024 * 1024, 1),
+        corsOrigins: list(flags.text("cors-origin")) ?? [],
+        shutdownGraceMs: flags.integer("shutdown-grace-ms", env, 10_000, 0),
+        ...clientBounds(flags, maxSessions),
       },
       upstream: {
         workspaceBaseUrl: urlEnv(env, "WORKSPACE_BASE_URL"),
@@ -343,22 +456,15 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
         workspaceProjectId: guidEnv(env, "WORKSPACE_PROJECT_ID"),
         workspaceId: guidEnv(env, "WORKSPACE_ID"),
         analyticsProjectId: guidEnv(env, "ANALYTICS_PROJECT_ID"),
-        timeoutMs: integerSetting(
-          values["upstream-timeout-ms"],
-          "--upstream-timeout-ms",
-          env,
-          "UPSTREAM_TIMEOUT_MS",
-          30_000,
-          1,
-        ),
+        timeoutMs: flags.integer("upstream-timeout-ms", env, 30_000, 1),
         retryBudgetMs: integerSetting(undefined, "", env, "UPSTREAM_RETRY_BUDGET_MS", 20_000, 0),
         maxResponseBytes: integerSetting(undefined, "", env, "UPSTREAM_MAX_BYTES", 10 * 1024 * 1024, 1),
         concurrency: integerSetting(undefined, "", env, "UPSTREAM_CONCURRENCY", 8, 1),
       },
       tools: {
-        toolsets: list(values.toolsets ?? optionalEnv(env, "MCP_TOOLSETS")),
-        tools: list(values.tools ?? optionalEnv(env, "MCP_TOOLS")),
-        readOnly: values["read-only"] || switchEnv(env, "MCP_READ_ONLY"),
+        toolsets: list(flags.text("toolsets") ?? optionalEnv(env, "MCP_TOOLSETS")),
+        tools: list(flags.text("tools") ?? optionalEnv(env, "MCP_TOOLS")),
+        readOnly: flags.on("read-only") || switchEnv(env, "MCP_READ_ONLY"),
       },
     },
   };

@@ -1,8 +1,8 @@
 // The README cannot drift from the code: its tools table is the endpoint table, its configuration
-// tables name every flag and variable the CLI knows (--help), and every link into docs/ resolves.
+// tables name every setting of the settings table (which --help is made from), and every link resolves.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { USAGE } from "../src/config.js";
+import { SETTINGS, USAGE } from "../src/config.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 
 const ROOT = new URL("../", import.meta.url);
@@ -37,15 +37,25 @@ describe("README", () => {
     expect(rows).toEqual(ENDPOINTS.map((e) => [`\`${e.name}\``, `${e.method} \`${e.path}\``]));
   });
 
-  it("names every flag and environment variable that --help lists, and no other", () => {
-    const listed = (pattern: RegExp, text: string) => new Set([...text.matchAll(pattern)].map((m) => m[0]));
+  it("names every setting of the settings table, flag and variable, and no other", () => {
+    const listed = (pattern: RegExp, text: string) => [
+      ...new Set([...text.matchAll(pattern)].map((m) => m[0])),
+    ];
     const configuration = README.slice(README.indexOf("## Configuration"), README.indexOf("## Connect"));
-    const flags = /--[a-z][a-z-]+/g;
-    const variables = /\b[A-Z]+_[A-Z_]+\b/g;
-    const settings = (text: string) =>
-      [...listed(flags, text)].filter((flag) => flag !== "--help" && flag !== "--version").sort();
-    expect(settings(configuration)).toEqual(settings(USAGE));
-    expect([...listed(variables, configuration)].sort()).toEqual([...listed(variables, USAGE)].sort());
+    const flags = listed(/--[a-z][a-z-]+/g, configuration).filter((flag) => flag !== "--help");
+    const variables = listed(/\b[A-Z]+_[A-Z_]+\b/g, configuration);
+    const settingFlags = SETTINGS.flatMap(({ flag }) => (flag ? [`--${flag}`] : []));
+    expect(flags.sort()).toEqual(
+      settingFlags.filter((flag) => flag !== "--help" && flag !== "--version").sort(),
+    );
+    expect(variables.sort()).toEqual(SETTINGS.flatMap(({ env }) => (env ? [env] : [])).sort());
+  });
+
+  it("--help lists every setting of the table", () => {
+    for (const { flag, env } of SETTINGS) {
+      if (flag) expect(USAGE).toContain(`--${flag}`);
+      if (env) expect(USAGE).toContain(env);
+    }
   });
 
   it("links only to files that exist", () => {
