@@ -1,16 +1,7 @@
 // stdio: the SDK's serveStdio answers the one client that spawned us, in whichever era it opens with
 // (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr. On SIGTERM the
 // requests already read are answered (for up to the grace) before the process exits; new ones are refused.
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type RequestId,
-  type Server,
-  type Transport,
-} from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
 
@@ -23,6 +14,11 @@ export interface RunningTransport {
 
 /** JSON-RPC's "server error" range: a refusal that is the server's state, not the request's fault. */
 const SHUTTING_DOWN = -32000;
+
+// The wire has already checked every message it hands in (the SDK's deserializeMessage), and every
+// message sent out is the SDK's own: telling their kinds apart needs only a look at their keys.
+const isRequest = (message: JSONRPCMessage) => "method" in message && "id" in message;
+const isResponse = (message: JSONRPCMessage) => !("method" in message) && "id" in message;
 
 /** The SDK's stdio wire, counting the requests it has handed in and not yet answered. */
 class DrainableStdio implements Transport {
@@ -46,7 +42,7 @@ class DrainableStdio implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     await this.wire.send(message);
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.settle(message.id);
+    if (isResponse(message)) this.settle((message as { id?: RequestId }).id);
   }
 
   close(): Promise<void> {
@@ -67,7 +63,7 @@ class DrainableStdio implements Transport {
   }
 
   private receive(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+    if (isRequest(message) && "id" in message) {
       if (this.draining) {
         const error = {
           code: SHUTTING_DOWN,
@@ -78,7 +74,7 @@ class DrainableStdio implements Transport {
       }
       // A subscription stays open until cancelled: it is not a call the drain should wait for.
       if (message.method !== "subscriptions/listen") this.open.add(message.id);
-    } else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+    } else if ("method" in message && message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       if (id !== undefined) this.settle(id); // the SDK sends no answer to a cancelled request
     }

@@ -1,14 +1,18 @@
 // Answers the HTTP layer gives itself, before or instead of the MCP transport: always JSON, and a
 // JSON-RPC error body on /mcp so that an MCP client can show what went wrong.
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
-/** JSON-RPC error codes used by the streamable HTTP transport. */
+/**
+ * The JSON-RPC codes of the HTTP layer's own refusals: the SDK's, and the two implementation-defined
+ * server errors the SDK's streamable HTTP transports use for a refused request and an unknown session.
+ */
 export const RpcCode = {
-  parseError: -32700,
-  invalidRequest: -32600,
+  parseError: ProtocolErrorCode.ParseError,
+  invalidRequest: ProtocolErrorCode.InvalidRequest,
   serverError: -32000,
   sessionNotFound: -32001,
-  internalError: -32603,
+  internalError: ProtocolErrorCode.InternalError,
 } as const;
 
 /** A request refused before it reaches the MCP transport: the status, a JSON-RPC code and a message. */
