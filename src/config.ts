@@ -21,6 +21,11 @@ export interface UpstreamSettings {
   maxResponseBytes: number;
   /** Upstream requests in flight at once, per API key. */
   concurrency: number;
+  // Answers sized for a model's context (docs/context-cost.md); tests may leave them out.
+  /** The form of an answer when a call does not choose one (default: concise). */
+  responseFormat?: "concise" | "full";
+  /** Token budget of a concise answer; a full one gets at least 20,000 (default: 8000). */
+  maxResultTokens?: number;
 }
 
 export interface HttpSettings {
@@ -75,6 +80,10 @@ Options:
   --tools <list>                exact allow-list of tool names (env MCP_TOOLS)
   --read-only                   hide tools that create data (env MCP_READ_ONLY=1)
   --upstream-timeout-ms <ms>    bound on each upstream call (default: 30000; env UPSTREAM_TIMEOUT_MS)
+  --response-format <form>      concise or full: answers of calls that do not choose (default: concise;
+                                env MCP_RESPONSE_FORMAT)
+  --max-result-tokens <n>       token budget of a concise answer; full ones get at least 20000
+                                (default: 8000; env MCP_MAX_RESULT_TOKENS)
   --help                        show this help
   --version                     print the version
 
@@ -220,6 +229,8 @@ function parseFlags(argv: string[]) {
       tools: string,
       "read-only": boolean,
       "upstream-timeout-ms": string,
+      "response-format": string,
+      "max-result-tokens": string,
       stateless: boolean,
       "session-idle-ms": string,
       "max-sessions": string,
@@ -232,6 +243,33 @@ function parseFlags(argv: string[]) {
     },
   });
 }
+
+// ---------------------------------------------------------------- answers (issue 13)
+/** The form and token budget of answers: a flag wins over its variable, which wins over the default. */
+function answerSettings(
+  values: { "response-format"?: string; "max-result-tokens"?: string },
+  env: Env,
+): Pick<UpstreamSettings, "responseFormat" | "maxResultTokens"> {
+  const flag = values["response-format"];
+  const format = (flag ?? optionalEnv(env, "MCP_RESPONSE_FORMAT") ?? "concise").trim().toLowerCase();
+  if (format !== "concise" && format !== "full") {
+    const source = flag === undefined ? "MCP_RESPONSE_FORMAT" : "--response-format";
+    throw new ConfigError(`${source} must be concise or full, got "${flag ?? env.MCP_RESPONSE_FORMAT}"`);
+  }
+  return {
+    responseFormat: format,
+    maxResultTokens: integerSetting(
+      values["max-result-tokens"],
+      "--max-result-tokens",
+      env,
+      "MCP_MAX_RESULT_TOKENS",
+      8000,
+      500,
+      1_000_000,
+    ),
+  };
+}
+// ---------------------------------------------------------------- end of answers
 
 export function parseCommandLine(argv: string[], env: Env): CliCommand {
   let values: ReturnType<typeof parseFlags>["values"];
@@ -309,6 +347,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
         retryBudgetMs: integerSetting(undefined, "", env, "UPSTREAM_RETRY_BUDGET_MS", 20_000, 0),
         maxResponseBytes: integerSetting(undefined, "", env, "UPSTREAM_MAX_BYTES", 10 * 1024 * 1024, 1),
         concurrency: integerSetting(undefined, "", env, "UPSTREAM_CONCURRENCY", 8, 1),
+        ...answerSettings(values, env),
       },
       tools: {
         toolsets: list(values.toolsets ?? optionalEnv(env, "MCP_TOOLSETS")),
