@@ -33,7 +33,7 @@ describe("tools against the sandbox", () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
-      const pagination = cursor ? { page_size: 100, cursor } : { page_size: 100 };
+      const pagination = cursor ? { page_size: 50, cursor } : { page_size: 50 };
       const result = await mcp.call("tasks_query", { view: "list", query: { pagination } });
       const body = result.structuredContent as unknown as TaskPage;
       seen.push(...body.items.map((task) => task.id));

@@ -5,6 +5,7 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcon
 import type { CallContext, Upstreams } from "../clients/index.js";
 import { knownJsonText } from "../json-text.js";
 import type { Report } from "../log.js";
+import { answerSettings, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { errorResult, failureLog, redact, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { describeIssues, prepareArguments } from "./validation.js";
@@ -21,9 +22,12 @@ function structured(body: unknown): Record<string, unknown> {
   return Array.isArray(body) ? { items: body } : { value: body };
 }
 
-/** The body as a text block (the upstream's own JSON text when it kept one) and as structuredContent. */
-function structuredResult(body: Record<string, unknown>): CallToolResult {
-  const text = knownJsonText(body) ?? JSON.stringify(body);
+/**
+ * The body as a text block and as structuredContent. The text: `text` when the caller made it already,
+ * else the upstream's own JSON text when it kept one (a full answer that fits its budget).
+ */
+function structuredResult(body: Record<string, unknown>, text?: string): CallToolResult {
+  text ??= knownJsonText(body) ?? JSON.stringify(body);
   return { content: [{ type: "text", text }], structuredContent: body };
 }
 
@@ -66,12 +70,12 @@ export async function callTool(
     });
     throw unknownTool(name, enabled);
   }
-  const { definition } = tool;
-  const args = prepareArguments(definition.input, rawArguments ?? {});
-  const parsed = definition.input.safeParse(args);
+  const { definition, input } = tool;
+  const args = prepareArguments(input, rawArguments ?? {});
+  const parsed = input.safeParse(args);
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
-    const issues = describeIssues(definition.input, tool.keyPaths, parsed.error.issues);
+    const issues = describeIssues(input, tool.keyPaths, parsed.error.issues);
     return errorResult(
       redact(
         `${name}: invalid arguments, nothing was sent. Fix and call again:\n${issues}`,
@@ -81,9 +85,12 @@ export async function callTool(
   }
   const started = performance.now();
   try {
-    const body = structured(await upstreams.call(definition, parsed.data, context));
+    const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
+    const body = structured(await upstreams.call(definition, forwarded, context));
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(body);
+    const answer = shapeAnswer(definition, body, args, answerSettings(upstreams.settings, response_format));
+    if ("error" in answer) return errorResult(answer.error);
+    return structuredResult(answer.body, answer.text);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.
