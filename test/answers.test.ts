@@ -134,11 +134,11 @@ describe("answers on the sandbox", () => {
       next_cursor: string;
     };
     expect(smaller.items.map((task) => task.id)).toEqual(page.items.map((task) => task.id));
-    const after = (await mcp.call("tasks_query", {
+    const after = await mcp.call("tasks_query", {
       view: "list",
       query: { pagination: { cursor: smaller.next_cursor, page_size: 1 } },
-    })) as { structuredContent: { items: Row[] } };
-    expect(after.structuredContent.items[0]?.id).toBe(all[page.items.length]?.id);
+    });
+    expect((after.structuredContent as { items: Row[] }).items[0]?.id).toBe(all[page.items.length]?.id);
   });
 
   it("a full answer over its 20,000-token budget is cut the same way", async () => {

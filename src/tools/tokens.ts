@@ -46,7 +46,7 @@ function wordlike(text: string, start: number, end: number): boolean {
 function runCost(text: string, start: number, end: number, digits: number): number {
   const length = end - start;
   if (digits === length) return Math.ceil(length / 3);
-  if (digits > 0) return Math.ceil(length / 1.6);
+  if (digits > 0) return Math.ceil(length / 1.45);
   if (!wordlike(text, start, end)) return Math.ceil(length / 1.8);
   return length <= 8 ? 1 : Math.ceil(length / 6);
 }
@@ -60,7 +60,7 @@ function punctuationCost(run: string): number {
 const wideCost = (code: number) => (code < 0x800 ? 2 : code >= 0xd800 && code <= 0xdfff ? 2 : 3);
 
 /** A few tokens over, for the short strings whose pieces o200k splits finer than a word. */
-const SLACK = 4;
+const SLACK = 8;
 
 /** An upper bound on the o200k tokens of `text` (Claude's count is close: see docs/context-cost.md). */
 export function estimateTokens(text: string): number {
