@@ -22,6 +22,11 @@ export interface UpstreamSettings {
   maxResponseBytes: number;
   /** Upstream requests in flight at once, per API key. */
   concurrency: number;
+  // Answers sized for a model's context (docs/context-cost.md); tests may leave them out.
+  /** The form of an answer when a call does not choose one (default: concise). */
+  responseFormat?: "concise" | "full";
+  /** Token budget of a concise answer; a full one gets at least 20,000 (default: 8000). */
+  maxResultTokens?: number;
 }
 
 export interface HttpSettings {
@@ -119,6 +124,20 @@ export const SETTINGS: readonly Setting[] = [
     arg: "<ms>",
     section: "Options",
     help: "bound on each upstream call (default: 30000)",
+  },
+  {
+    flag: "response-format",
+    env: "MCP_RESPONSE_FORMAT",
+    arg: "<form>",
+    section: "Options",
+    help: "concise or full: answers of calls that do not choose (default: concise)",
+  },
+  {
+    flag: "max-result-tokens",
+    env: "MCP_MAX_RESULT_TOKENS",
+    arg: "<n>",
+    section: "Options",
+    help: "token budget of a concise answer; full ones get at least 20000 (default: 8000)",
   },
   { flag: "help", section: "Options", help: "show this help" },
   { flag: "version", section: "Options", help: "print the version" },
@@ -410,6 +429,23 @@ function clientBounds(flags: Flags, maxSessions: number) {
   };
 }
 
+/** The form and token budget of answers: a flag wins over its variable, which wins over the default. */
+function answerSettings(
+  flags: Flags,
+  env: Env,
+): Pick<UpstreamSettings, "responseFormat" | "maxResultTokens"> {
+  const flag = flags.text("response-format");
+  const format = (flag ?? optionalEnv(env, "MCP_RESPONSE_FORMAT") ?? "concise").trim().toLowerCase();
+  if (format !== "concise" && format !== "full") {
+    const source = flag === undefined ? "MCP_RESPONSE_FORMAT" : "--response-format";
+    throw new ConfigError(`${source} must be concise or full, got "${flag ?? env.MCP_RESPONSE_FORMAT}"`);
+  }
+  return {
+    responseFormat: format,
+    maxResultTokens: flags.integer("max-result-tokens", env, 8000, 500, 1_000_000),
+  };
+}
+
 export function parseCommandLine(argv: string[], env: Env): CliCommand {
   let flags: Flags;
   try {
@@ -460,6 +496,7 @@ export function parseCommandLine(argv: string[], env: Env): CliCommand {
         retryBudgetMs: integerSetting(undefined, "", env, "UPSTREAM_RETRY_BUDGET_MS", 20_000, 0),
         maxResponseBytes: integerSetting(undefined, "", env, "UPSTREAM_MAX_BYTES", 10 * 1024 * 1024, 1),
         concurrency: integerSetting(undefined, "", env, "UPSTREAM_CONCURRENCY", 8, 1),
+        ...answerSettings(flags, env),
       },
       tools: {
         toolsets: list(flags.text("toolsets") ?? optionalEnv(env, "MCP_TOOLSETS")),

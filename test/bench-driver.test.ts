@@ -109,7 +109,7 @@ describe("the bench's stdio line scanner", () => {
       expect(decode(listed)).toEqual({ result: TOOL_LIST, jsonrpc: "2.0", id: 3 });
       expect(refused.toolError).toBe(true);
       const text =
-        "whoami: invalid arguments, nothing was sent. Fix and call again:\n- extra: unknown key; allowed here: workspace_id";
+        "whoami: invalid arguments, nothing was sent. Fix and call again:\n- extra: unknown key; allowed here: workspace_id, response_format";
       const result = { content: [{ type: "text", text }], isError: true };
       expect(refused.head).toBe(JSON.stringify({ result, jsonrpc: "2.0", id: 4 }));
       expect(pinged).toEqual({

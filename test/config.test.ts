@@ -38,6 +38,8 @@ describe("configuration", () => {
       retryBudgetMs: 20_000,
       maxResponseBytes: 10_485_760,
       concurrency: 8,
+      responseFormat: "concise",
+      maxResultTokens: 8000,
     });
     expect(config.tools).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
   });
@@ -77,6 +79,13 @@ describe("configuration", () => {
     expect(config.tools.toolsets).toEqual(["analytics"]);
   });
 
+  it("reads the answer form and budget from MCP_RESPONSE_FORMAT and MCP_MAX_RESULT_TOKENS; flags win", () => {
+    const env = { MCP_RESPONSE_FORMAT: "FULL", MCP_MAX_RESULT_TOKENS: "12000" };
+    expect(serve([], env).upstream).toMatchObject({ responseFormat: "full", maxResultTokens: 12_000 });
+    const flags = ["--response-format", "concise", "--max-result-tokens", "3000"];
+    expect(serve(flags, env).upstream).toMatchObject({ responseFormat: "concise", maxResultTokens: 3000 });
+  });
+
   it("answers --help and --version before anything else", () => {
     expect(parseCommandLine(["--help", "--transport", "nope"], {})).toEqual({ kind: "help" });
     expect(parseCommandLine(["--version"], {})).toEqual({ kind: "version" });
@@ -110,6 +119,13 @@ describe("configuration", () => {
     ],
     [[], { MCP_READ_ONLY: "ture" }, 'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "ture"'],
     [[], { LOG_LEVEL: "loud" }, 'LOG_LEVEL must be one of debug, info, notice, warning, error, got "loud"'],
+    [[], { MCP_RESPONSE_FORMAT: "short" }, 'MCP_RESPONSE_FORMAT must be concise or full, got "short"'],
+    [["--response-format", "json"], {}, '--response-format must be concise or full, got "json"'],
+    [
+      [],
+      { MCP_MAX_RESULT_TOKENS: "100" },
+      'MCP_MAX_RESULT_TOKENS must be a whole number from 500 to 1000000, got "100"',
+    ],
     [
       ["--auth-token-file", "/nonexistent/token"],
       {},

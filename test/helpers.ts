@@ -78,12 +78,16 @@ export function sentHeaders(request: RecordedRequest): Record<string, string | u
   );
 }
 
-/** Upstream limits for tests: the defaults, with a shorter timeout. */
+/**
+ * Upstream limits for tests: the defaults, with a shorter timeout. Answers come in full form: these
+ * tests compare what reaches the assistant with the upstream body (answers.test.ts covers concise).
+ */
 export const TEST_LIMITS = {
   timeoutMs: 5_000,
   retryBudgetMs: 20_000,
   maxResponseBytes: 10 * 1024 * 1024,
   concurrency: 8,
+  responseFormat: "full",
 } as const;
 
 export interface McpHarness {
@@ -142,9 +146,9 @@ export function textOf(result: CallToolResult): string {
 /** The built entry point; `npm test` builds dist/ first. */
 export const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
 
-/** A spawned server's environment: PATH and only what the test gives. */
+/** A spawned server's environment: PATH, answers in full form (as TEST_LIMITS), and what the test gives. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", MCP_RESPONSE_FORMAT: "full" };
   return { ...env, ...extra };
 }
 

@@ -32,8 +32,8 @@ describe("tools against the sandbox", () => {
   it("tasks_query walks every task of the project once, following next_cursor", async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < 20; page++) {
-      const pagination = cursor ? { page_size: 100, cursor } : { page_size: 100 };
+    for (let page = 0; page < 60; page++) {
+      const pagination = cursor ? { page_size: 30, cursor } : { page_size: 30 };
       const result = await mcp.call("tasks_query", { view: "list", query: { pagination } });
       const body = result.structuredContent as unknown as TaskPage;
       seen.push(...body.items.map((task) => task.id));

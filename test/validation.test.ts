@@ -68,7 +68,7 @@ const rejected: [string, Record<string, unknown>, string][] = [
     { target: "task", attachment_id: ID },
     "- task_id: is required when target is `task`",
   ],
-  ["geo_projects", { project_id: ID }, "- project_id: unknown key; allowed here: none"],
+  ["geo_projects", { project_id: ID }, "- project_id: unknown key; allowed here: response_format"],
   ["geo_prompts", { pagination: { limit: 0 } }, "- pagination.limit: Too small: expected number to be >=1"],
   ["geo_prompts", { pagination: { limit: 101 } }, "- pagination.limit: Too big: expected number to be <=100"],
   [

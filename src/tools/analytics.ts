@@ -1,10 +1,12 @@
 // The visibility-analytics (GEO) API (spec: visibility-analytics-api.md), one entry per endpoint.
 import { z } from "zod";
 import { checkAnalyticsBody } from "./analytics-rules.js";
+import { TRUNCATED } from "./answers.js";
 import { defineEndpoints, type EndpointDefinition } from "./definition.js";
 import {
   advancedFilters,
   COMMON_FILTERS,
+  FILTER_OPERATORS_SEEN,
   type FilterValueType,
   guid,
   isoDate,
@@ -13,6 +15,8 @@ import {
   orderBy,
   outputObject,
   pagination,
+  publishedAsDescribed,
+  unpublished,
 } from "./schemas.js";
 
 /** Which metrics a listing takes: the spec's whole set (enum), only values seen, or none at all. */
@@ -31,26 +35,28 @@ interface AnalyticsListing {
   extraFields?: Record<string, z.ZodType>;
   /** The row fields the spec gives, as text (see outputObject). */
   row?: string;
+  /** Row fields of the concise table, when not all; and free text cut there. */
+  keep?: readonly string[];
+  cut?: readonly string[];
 }
 
 const dateField = (description: string) => isoDate().optional().describe(description);
 
 const commonBody = {
-  project_id: guid()
-    .optional()
-    .describe("Analytics project uuid from geo_projects `data[].id`. Default: ANALYTICS_PROJECT_ID."),
+  project_id: guid().optional().describe("From geo_projects; default ANALYTICS_PROJECT_ID."),
   start_date: dateField(
-    "ISO 8601 (2025-01-15 and 2025-01-15T10:00:00Z are known to work); data on or after it. Default: latest run's start with metrics, else earliest data.",
+    "ISO 8601; data from it on. Default: latest run's start with metrics, else earliest.",
   ),
-  end_date: dateField("ISO 8601; data on or before it (a date alone means its end). Default: today."),
-  current_from: dateField("Alias of start_date."),
-  current_to: dateField("Alias of end_date."),
+  end_date: dateField("ISO 8601; data up to it (a date: its end). Default: today."),
+  // The spec's aliases: accepted, not published (docs/context-cost.md).
+  current_from: unpublished(dateField("= start_date.")),
+  current_to: unpublished(dateField("= end_date.")),
   comparison_start_date: dateField(
-    "Start of a past range to compare with; needs comparison_end_date. Rows then carry `previous_` values.",
+    "Past range to compare, with comparison_end_date; rows add previous_ values.",
   ),
-  comparison_end_date: dateField("End of the comparison range; needs comparison_start_date."),
-  previous_from: dateField("Alias of comparison_start_date."),
-  previous_to: dateField("Alias of comparison_end_date."),
+  comparison_end_date: dateField("Its end (needs comparison_start_date)."),
+  previous_from: unpublished(dateField("= comparison_start_date.")),
+  previous_to: unpublished(dateField("= comparison_end_date.")),
   pagination: pagination.optional(),
 };
 
@@ -61,13 +67,13 @@ const describeFilters = (extra: Record<string, FilterValueType>) => {
       .filter((name) => all[name] === type)
       .join(", ");
   const untyped = byType("any");
-  return `Named filters, each {condition?, items:[{operator?, value}]}. String values: ${byType("string")}. Boolean: ${byType("boolean")}. Number: ${byType("number")}.${untyped ? ` Untyped: ${untyped}.` : ""} Plus advanced_filters.`;
+  return `Filter name -> {condition?: AND|OR, items: [{operator?, value}]}; advanced_filters -> {join?: and|or, conditions: [{field: filter name, operator?, value}]}. No other keys. Operators seen: ${FILTER_OPERATORS_SEEN}. Value: the filter's type or a list of it. String: ${byType("string")}. Boolean: ${byType("boolean")}. Number: ${byType("number")}.${untyped ? ` Any: ${untyped}.` : ""}`;
 };
 
 function metricsField(metrics: Metrics) {
   if (metrics === "none") return {};
   const item = "all" in metrics ? z.enum(metrics.all) : openString(`Metric name; seen: ${metrics.seen}.`);
-  return { metrics: z.array(item).optional().describe("Measures to add to each row.") };
+  return { metrics: z.array(item).optional().describe("Measures added to each row.") };
 }
 
 function sortField(sortFields: SortFields) {
@@ -78,8 +84,9 @@ function sortField(sortFields: SortFields) {
 
 const listingOutput = (row?: string) =>
   outputObject({
-    data: row ? `Rows: ${row}.` : "Rows; fields not documented.",
+    data: `Rows${row ? `: ${row}` : ", fields not documented"}. Concise: {columns, rows}.`,
     info: "total_rows (integer, rows before paging), query (the applied request).",
+    truncated: TRUNCATED,
   });
 
 function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
@@ -89,11 +96,12 @@ function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
       ...commonBody,
       ...metricsField(listing.metrics),
       order_by: orderBy(sortField(listing.sortFields)).optional(),
-      filters: z
-        .strictObject({ advanced_filters: advancedFilters.optional() })
-        .catchall(namedFilter)
-        .optional()
-        .describe(describeFilters(listing.extraFilters)),
+      filters: publishedAsDescribed(
+        z
+          .strictObject({ advanced_filters: advancedFilters.optional() })
+          .catchall(namedFilter)
+          .describe(describeFilters(listing.extraFilters)),
+      ).optional(),
       ...listing.extraFields,
     })
     .superRefine((args, ctx) => checkAnalyticsBody(args, ctx, allowedFilters));
@@ -105,13 +113,12 @@ function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
     path: listing.path,
     projectScoped: true,
     readOnly: true,
-    description: listing.description,
+    description: `${listing.description} Concise: data as {columns, rows}${listing.keep ? ` of ${listing.keep.join(", ")}` : ""}${listing.cut ? ` (${listing.cut.join(", ")} cut)` : ""}.`,
     input,
     output: listingOutput(listing.row),
+    concise: { rows: "data", table: true, keep: listing.keep, cut: listing.cut, paging: "offset" },
   };
 }
-
-const ORDER_TAIL = "rows are `data`, the count before paging `info.total_rows`";
 
 export const analyticsEndpoints = defineEndpoints([
   {
@@ -123,35 +130,42 @@ export const analyticsEndpoints = defineEndpoints([
     projectScoped: false,
     readOnly: true,
     description:
-      "The analytics projects this key can read (`data[]`: id, name, url, created_at). Call it first: `id` is the project_id of every other geo_ tool.",
+      "The analytics projects this key can read (`data[]`: id, name, url, created_at). Call it first: `id` is the project_id of every other geo_ tool. Concise: `data` as {columns, rows}.",
     input: z.strictObject({}),
-    output: outputObject({ data: "Projects: id (uuid), name, url, created_at (date-time)." }),
+    output: outputObject({
+      data: "Projects: id (uuid), name, url, created_at (date-time). Concise: {columns, rows}.",
+      truncated: TRUNCATED,
+    }),
+    concise: { rows: "data", table: true, paging: "none" },
   },
   analyticsListing({
     name: "geo_prompts",
     title: "Tracked prompts",
     path: "/v2/geo/business/prompts",
-    description: `Tracked prompts (queries) of a project with optional metrics; ${ORDER_TAIL}.`,
+    description: "Tracked prompts (queries) of a project.",
     metrics: { all: ["answers_count", "answers"] },
     sortFields: { all: ["answers_count", "answers", "name", "search_volume"] },
     extraFilters: { disabled: "any" },
     row: "id (uuid), name, created_date (date-time), intent ([{value}]), source (strings), search_volume, answers_count (integers), answers ([{date, answer, model}])",
+    keep: ["id", "name", "search_volume", "answers_count", "answers"],
+    cut: ["answer"],
   }),
   analyticsListing({
     name: "geo_tags",
     title: "Prompt tags",
     path: "/v2/geo/business/tags",
-    description: `Tags (custom labels on prompts) with optional metrics; ${ORDER_TAIL}.`,
+    description: "Tags: custom labels on prompts.",
     metrics: { all: ["query_count", "competitor_count", "queries", "competitors"] },
     sortFields: { all: ["query_count", "competitor_count", "queries", "competitors", "name"] },
     extraFilters: { slug: "string", competitors: "string" },
     row: "id (uuid), name, created_date (YYYY-MM-DD), category, color, slug, query_count, competitor_count (integers), queries (strings), competitors ([{id, name, url}])",
+    keep: ["id", "name", "category", "slug", "query_count", "competitor_count", "queries", "competitors"],
   }),
   analyticsListing({
     name: "geo_topics",
     title: "Prompt topics",
     path: "/v2/geo/business/topics",
-    description: `Topics (categories grouping prompts) with optional metrics; ${ORDER_TAIL}.`,
+    description: "Topics: categories grouping prompts.",
     metrics: { all: ["prompts_count", "prompts"] },
     sortFields: { all: ["prompts_count", "prompts", "name"] },
     extraFilters: {},
@@ -161,8 +175,8 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_models",
     title: "Answer models",
     path: "/v2/geo/business/models",
-    description: `AI models answering the project's prompts, with optional metrics; ${ORDER_TAIL}. Row fields are not documented.`,
-    metrics: { seen: "none documented (visibility_score is a known sort field)" },
+    description: "AI models answering the project's prompts.",
+    metrics: { seen: "none documented" },
     sortFields: { seen: "visibility_score" },
     extraFilters: { name: "string" },
   }),
@@ -170,7 +184,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_websites",
     title: "Websites",
     path: "/v2/geo/business/websites",
-    description: `Websites seen in answers, with optional metrics; ${ORDER_TAIL}. Row fields are not documented.`,
+    description: "Websites seen in answers.",
     metrics: { seen: "mentions_count, visibility_score" },
     sortFields: { seen: "a metric name" },
     extraFilters: { url: "string", name: "string" },
@@ -179,7 +193,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_citations",
     title: "Citations",
     path: "/v2/geo/business/citations",
-    description: `Pages cited in answers (no metrics); ${ORDER_TAIL}. Row fields are not documented.`,
+    description: "Pages cited in answers.",
     metrics: "none",
     sortFields: { seen: "not documented" },
     extraFilters: { domain: "string", url: "string", path: "string" },
@@ -188,7 +202,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_keywords",
     title: "Keywords",
     path: "/v2/geo/business/keywords",
-    description: `Keywords found in answers, with optional metrics; ${ORDER_TAIL}. Row fields are not documented.`,
+    description: "Keywords found in answers.",
     metrics: { all: ["website_count", "subtheme_count", "theme_count"] },
     sortFields: { seen: "a metric name" },
     extraFilters: {
@@ -203,7 +217,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_reports_sentiments",
     title: "Sentiment report",
     path: "/v2/geo/reports/sentiments",
-    description: `Sentiment report: rows of the chosen dimensions with the chosen measures (no metrics); ${ORDER_TAIL}. Value sets of the four report fields are not documented.`,
+    description: "Sentiment report: a row per value of the dimensions, with the measures.",
     metrics: "none",
     sortFields: { seen: "a dimension or measure" },
     extraFilters: { status: "string" },

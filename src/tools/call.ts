@@ -2,10 +2,10 @@
 // Whatever fails on the way becomes an `isError` result that says what to do next; only a call the
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { UpstreamJson } from "../clients/http.js";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
 import type { Report } from "../log.js";
+import { answerSettings, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";
@@ -16,15 +16,13 @@ const MAX_QUOTED_NAME = 100;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/**
- * The upstream body as structuredContent (MCP wants an object, so any other JSON is wrapped once) and
- * as a text block (the upstream's own one-line text when the body was not wrapped), both scrubbed of
- * the keys in use.
- */
-function structuredResult({ value, text }: UpstreamJson, settings: UpstreamSettings): CallToolResult {
-  const body = isObject(value) ? value : Array.isArray(value) ? { items: value } : { value };
-  const own = body === value ? text : undefined;
-  const scrubbed = scrubKeys(body, own ?? JSON.stringify(body), settings);
+/** The body as a text block and as structuredContent, both scrubbed of the keys in use. */
+function structuredResult(
+  body: Record<string, unknown>,
+  text: string,
+  settings: UpstreamSettings,
+): CallToolResult {
+  const scrubbed = scrubKeys(body, text, settings);
   return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 
@@ -67,8 +65,8 @@ export async function callTool(
     });
     throw unknownTool(name, enabled);
   }
-  const { definition } = tool;
-  const parsed = checkArguments(definition.input, tool.keyPaths, rawArguments ?? {});
+  const { definition, input } = tool;
+  const parsed = checkArguments(input, tool.keyPaths, rawArguments ?? {});
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
     return errorResult(
@@ -80,9 +78,15 @@ export async function callTool(
   }
   const started = performance.now();
   try {
-    const answer = await upstreams.call(definition, parsed.data, context);
+    const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
+    const { value, text } = await upstreams.call(definition, forwarded, context);
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
-    return structuredResult(answer, upstreams.settings);
+    // MCP wants an object: any other JSON is wrapped once (and its own text no longer fits it).
+    const body = isObject(value) ? value : Array.isArray(value) ? { items: value } : { value };
+    const settings = answerSettings(upstreams.settings, response_format);
+    const answer = shapeAnswer(definition, body, body === value ? text : undefined, parsed.data, settings);
+    if ("error" in answer) return errorResult(answer.error);
+    return structuredResult(answer.body, answer.text, upstreams.settings);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.

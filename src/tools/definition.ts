@@ -1,5 +1,6 @@
 // What one REST endpoint is, as data: everything registration, validation and forwarding need.
 import type { z } from "zod";
+import type { ConciseForm } from "./answers.js";
 
 export type ApiName = "workspace" | "analytics";
 
@@ -28,6 +29,8 @@ export interface EndpointDefinition {
    * appended to that 422 entry.
    */
   fieldHint?: (field: string) => string | undefined;
+  /** The concise form of the answer (answers.ts); without one, concise is the body as it came. */
+  concise?: ConciseForm | ((args: Record<string, unknown>) => ConciseForm | undefined);
 }
 
 export const defineEndpoints = <const T extends readonly EndpointDefinition[]>(definitions: T): T =>

@@ -4,7 +4,9 @@
 import type { ListToolsResult, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { analyticsEndpoints } from "./analytics.js";
+import { responseFormatArgument } from "./answers.js";
 import type { EndpointDefinition } from "./definition.js";
+import { PUBLISHED_AS_DESCRIBED, UNPUBLISHED } from "./schemas.js";
 import { indexKeyPaths } from "./validation.js";
 import { workspaceEndpoints } from "./workspace.js";
 
@@ -12,6 +14,8 @@ export const ENDPOINTS: readonly EndpointDefinition[] = [...workspaceEndpoints, 
 
 export interface PreparedTool {
   definition: EndpointDefinition;
+  /** The definition's arguments plus response_format, which every tool takes and none forwards. */
+  input: z.ZodObject;
   published: Tool;
   keyPaths: Map<string, string[]>;
 }
@@ -25,7 +29,22 @@ const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_IN
  * the safe-integer bounds zod adds to every integer.
  */
 function publishedSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    override: ({ zodSchema, jsonSchema }) => {
+      const node = zodSchema as unknown as z.ZodType;
+      if (PUBLISHED_AS_DESCRIBED.has(node)) {
+        for (const key of Object.keys(jsonSchema))
+          if (key !== "type" && key !== "description") delete jsonSchema[key];
+      }
+      if (node instanceof z.ZodObject && jsonSchema.properties) {
+        for (const [key, field] of Object.entries(node.shape)) {
+          if (UNPUBLISHED.has(field as z.ZodType)) delete jsonSchema.properties[key];
+        }
+      }
+    },
+  }) as JsonSchema;
   delete json.$schema;
   return JSON.parse(JSON.stringify(json), (_key, value) => {
     if (!value || typeof value !== "object" || Array.isArray(value)) return value;
@@ -38,14 +57,16 @@ function publishedSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema 
 }
 
 function prepare(definition: EndpointDefinition): PreparedTool {
+  const input = definition.input.safeExtend({ response_format: responseFormatArgument });
   return {
     definition,
-    keyPaths: indexKeyPaths(definition.input),
+    input,
+    keyPaths: indexKeyPaths(input),
     published: {
       name: definition.name,
       title: definition.title,
       description: definition.description,
-      inputSchema: publishedSchema(definition.input, "input") as Tool["inputSchema"],
+      inputSchema: publishedSchema(input, "input") as Tool["inputSchema"],
       outputSchema: publishedSchema(definition.output, "output") as Tool["outputSchema"],
       annotations: {
         title: definition.title,

@@ -27,6 +27,27 @@ export const outputObject = (fields: Record<string, string>) =>
     ),
   );
 
+// ---------------------------------------------------------------- published by description
+/**
+ * Schemas published as `{type, description}` alone: their structure, checked here all the same, is in
+ * the description. The analytics filter grammar, spelled out as JSON Schema, was a third of the tools'
+ * definitions (docs/context-cost.md).
+ */
+export const PUBLISHED_AS_DESCRIBED = new WeakSet<z.ZodType>();
+
+export const publishedAsDescribed = <T extends z.ZodType>(schema: T): T => {
+  PUBLISHED_AS_DESCRIBED.add(schema);
+  return schema;
+};
+
+/** Fields accepted but left out of the published schema: synonyms a model never needs (the spec's aliases). */
+export const UNPUBLISHED = new WeakSet<z.ZodType>();
+
+export const unpublished = <T extends z.ZodType>(schema: T): T => {
+  UNPUBLISHED.add(schema);
+  return schema;
+};
+
 // ---------------------------------------------------------------- analytics body pieces
 export const FILTER_OPERATORS_SEEN = "is, contains, gte, lte";
 
@@ -92,14 +113,14 @@ export const orderBy = (field: z.ZodType) =>
     .array(
       z.strictObject({
         field: field.description ? field : field.describe("Field to sort on."),
-        order: z.enum(["asc", "desc"]).optional().describe("Direction."),
+        order: z.enum(["asc", "desc"]).optional().describe("Default asc."),
       }),
     )
-    .describe("Sort keys; the first sorts, later ones break ties.");
+    .describe("Sort keys; later ones break ties.");
 
 export const pagination = z
   .strictObject({
-    limit: z.int().min(1).max(100).optional().describe("Rows per page, 1-100; default 10."),
-    offset: z.int().min(0).optional().describe("Rows to skip; default 0."),
+    limit: z.int().min(1).max(100).optional().describe("Default 10."),
+    offset: z.int().min(0).optional().describe("Default 0."),
   })
-  .describe("Page of rows. Omit it to get ALL rows (can be large).");
+  .describe("Omit it for ALL rows (can be large).");

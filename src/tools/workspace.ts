@@ -1,17 +1,14 @@
 // The agent-workspace API (spec: agent-workspace-api.md), one entry per endpoint.
 import { z } from "zod";
+import { type ConciseForm, TRUNCATED } from "./answers.js";
 import { defineEndpoints } from "./definition.js";
 import { guid, openString, outputObject } from "./schemas.js";
 
 // Routing ids: sent as headers, never in the body.
-const workspaceId = guid()
-  .optional()
-  .describe("Workspace uuid (X-Workspace-Id); default: the key's own workspace or WORKSPACE_ID.");
+const workspaceId = guid().optional().describe("X-Workspace-Id; default: WORKSPACE_ID, else the key's own.");
 const projectId = guid()
   .optional()
-  .describe(
-    "Project uuid from whoami `projects[].id` (X-Project-Id). Default: WORKSPACE_PROJECT_ID, else the only project whoami lists.",
-  );
+  .describe("whoami projects[].id (X-Project-Id); default: WORKSPACE_PROJECT_ID, else the only project.");
 const routing = { project_id: projectId, workspace_id: workspaceId };
 
 // Output fields as text (see outputObject): a client never rejects an answer for a field's type.
@@ -22,6 +19,45 @@ const ATTACHMENT =
 const AGENT_RUN =
   "id, task_id, agent_id, last_comment_id (uuids); status, trigger, failure_reason, error_message, log_pointer, cancelled_by_user_id; started_at, ended_at, created_at, updated_at (date-times); input_tokens, output_tokens (integers)";
 
+/** What a concise task list keeps of each task: enough to pick one and act on it. */
+const TASK_CONCISE: ConciseForm = {
+  rows: "items",
+  alsoRows: ["parents"],
+  keep: [
+    "id",
+    "identifier",
+    "title",
+    "status",
+    "priority",
+    "assignee_type",
+    "assignee_id",
+    "due_date",
+    "comment_count",
+    "subtask_count",
+  ],
+  paging: { cursor: "query.pagination.cursor", size: "query.pagination.page_size", max: 100 },
+};
+
+const RUN_CONCISE: ConciseForm = {
+  rows: "items",
+  keep: [
+    "id",
+    "task_id",
+    "agent_id",
+    "status",
+    "trigger",
+    "failure_reason",
+    "error_message",
+    "started_at",
+    "ended_at",
+    "input_tokens",
+    "output_tokens",
+  ],
+  cut: ["error_message"],
+  table: true,
+  paging: { cursor: "cursor", size: "limit", max: 100 },
+};
+
 const tasksQueryInput = z
   .strictObject({
     ...routing,
@@ -29,18 +65,18 @@ const tasksQueryInput = z
     view: z
       .enum(["list", "counts"])
       .default("list")
-      .describe("`list` (the default): a cursor page of tasks. `counts`: grouped totals (needs group_by)."),
+      .describe("list: a page of tasks; counts: totals per group_by."),
     query: z
       .strictObject({
         filter: z
           .record(z.string(), z.unknown())
           .optional()
           .describe(
-            "Narrows both views on status, priority, assignee, labels, due date and title. The API does not document its keys; sandbox: status, priority, assignee_id, assignee_type (string or array), label_ids, due_date_from, due_date_to, title_contains.",
+            "On status, priority, assignee, labels, due date, title; keys not documented (sandbox: status, priority, assignee_id, assignee_type (string or array), label_ids, due_date_from, due_date_to, title_contains).",
           ),
         sort: z
           .strictObject({
-            sort_by: openString("Field to sort on; seen: created_at.").optional(),
+            sort_by: openString("Seen: created_at.").optional(),
             sort_order: openString("asc or desc (desc seen).").optional(),
           })
           .optional()
@@ -48,14 +84,14 @@ const tasksQueryInput = z
         pagination: z
           .strictObject({
             cursor: z.string().optional().describe("next_cursor of the previous page."),
-            page_size: z.int().min(1).max(100).optional().describe("Tasks per page, 1-100; default 50."),
+            page_size: z.int().min(1).max(100).optional().describe("Default 50."),
           })
           .optional()
           .describe("Page of a list."),
         include_parents: z
           .boolean()
           .optional()
-          .describe("Also return `parents`: parents of this page's tasks not in items. Default false."),
+          .describe("Also return parents of this page's tasks not in items."),
       })
       .optional()
       .describe("Filter, sort and page."),
@@ -85,12 +121,10 @@ const agentRunsQueryInput = z
     task_id: guid().optional().describe("Task uuid (tasks_query); for task_runs and run_progress."),
     agent_id: guid()
       .optional()
-      .describe(
-        "Agent uuid (a task's assignee_id when assignee_type is ai_agent, or a run's agent_id); for agent_runs.",
-      ),
+      .describe("For agent_runs: a run's agent_id, or a task's assignee_id (ai_agent)."),
     run_id: guid().optional().describe("Run uuid (an `id` from task_runs/agent_runs); for run_progress."),
     cursor: z.string().optional().describe("next_cursor of the previous page (run-list scopes)."),
-    limit: z.int().min(1).max(100).optional().describe("Runs per page, 1-100; default 50."),
+    limit: z.int().min(1).max(100).optional().describe("Runs per page, default 50."),
   })
   .superRefine((args, ctx) => {
     for (const field of RUN_SCOPE_NEEDS[args.scope]) {
@@ -107,15 +141,11 @@ const downloadUrlShape = {
   target: openString("Where the file is attached: a task or a comment (`task`, `comment`)."),
   attachment_id: guid().describe("Attachment uuid (a comment's `attachments[].id`, or a task's)."),
   task_id: guid().optional().describe("The task's uuid; required when target is `task`."),
-  comment_id: guid()
-    .optional()
-    .describe(
-      "The comment's uuid, for target `comment`; sent as `comment_id` (the API's name for it is not documented).",
-    ),
+  comment_id: guid().optional().describe("For target comment; sent as comment_id."),
   comment_id_name: z
     .string()
     .optional()
-    .describe("Sends comment_id under this name instead, when the API's 422 asks for another field."),
+    .describe("Sends comment_id under this name, if a 422 asks for another."),
 };
 
 const downloadUrlInput = z
@@ -157,7 +187,8 @@ export const workspaceEndpoints = defineEndpoints([
     description:
       "The caller's identity, teams and `projects` of the active workspace. Call it first: each `projects[].id` is a project_id for the other workspace tools.",
     input: z.strictObject({ workspace_id: workspaceId }),
-    output: outputObject({ projects: "Projects: id (uuid), name." }),
+    output: outputObject({ projects: "Projects: id (uuid), name.", truncated: TRUNCATED }),
+    concise: { rows: "projects", paging: "none" },
   },
   {
     name: "tasks_query",
@@ -168,14 +199,16 @@ export const workspaceEndpoints = defineEndpoints([
     projectScoped: true,
     readOnly: true,
     description:
-      "List a project's tasks (view `list`: `items`, `has_more`, `next_cursor`; pass next_cursor as query.pagination.cursor for the next page) or count them (view `counts` with group_by: the total and a breakdown per group). Task status values seen: backlog; priority: urgent.",
+      "List a project's tasks (view `list`: items, has_more, next_cursor, which query.pagination.cursor takes) or count them (view `counts`, group_by). Status seen: backlog; priority: urgent. Concise tasks: id, identifier, title, status, priority, assignee_type/_id, due_date, comment and subtask counts, nulls left out; the rest with full.",
     input: tasksQueryInput,
     output: outputObject({
       items: `Tasks (view list): ${TASK}.`,
       has_more: "boolean",
       next_cursor: "string",
       parents: "Tasks, as items: parents of this page's items not among them (include_parents).",
+      truncated: TRUNCATED,
     }),
+    concise: (args) => (args.view === "counts" ? undefined : TASK_CONCISE),
   },
   {
     name: "tasks_comments",
@@ -186,7 +219,7 @@ export const workspaceEndpoints = defineEndpoints([
     projectScoped: true,
     readOnly: false,
     description:
-      "Add a comment to a task's discussion; returns the new comment. Creates data: each call posts one more comment, so do not repeat a call that succeeded.",
+      "Add a comment to a task's discussion; returns the new comment (concise: body cut at 300 characters). Creates data: each call posts one more comment, so do not repeat a call that succeeded.",
     input: z.strictObject({
       ...routing,
       action: z.literal("create").default("create").describe("Only `create`; the default."),
@@ -203,6 +236,7 @@ export const workspaceEndpoints = defineEndpoints([
       edited_at: "date-time or null",
       attachments: `Attachments: ${ATTACHMENT}.`,
     }),
+    concise: { rows: "attachments", cut: ["body"], paging: "none" },
   },
   {
     name: "agent_runs_query",
@@ -213,12 +247,19 @@ export const workspaceEndpoints = defineEndpoints([
     projectScoped: true,
     readOnly: true,
     description:
-      "Agent-run history of a task or an agent (`items`, `next_cursor`), or the ordered steps of one run (scope run_progress; an array answer comes wrapped as `items`). Run status seen: pending; trigger: task_assigned; failure_reason: iteration_limit.",
+      "Agent runs of a task or an agent (items, next_cursor), or the steps of one run (run_progress; an array comes as items). Seen: status pending, trigger task_assigned, failure_reason iteration_limit. Concise: a table of runs (id, task or agent id, status, trigger, failure, error cut, times, tokens); steps whole.",
     input: agentRunsQueryInput,
     output: outputObject({
-      items: `Runs: ${AGENT_RUN}. For run_progress: the run's steps in order.`,
+      items: `Runs: ${AGENT_RUN}; concise: {columns, rows}. For run_progress: the run's steps in order.`,
       next_cursor: "string",
+      truncated: TRUNCATED,
     }),
+    concise: (args) => {
+      if (args.scope === "run_progress") return { rows: "items", paging: "none" };
+      // The id the scope fixes is the same on every run: it is left out.
+      const fixed = args.scope === "task_runs" ? "task_id" : "agent_id";
+      return { ...RUN_CONCISE, keep: RUN_CONCISE.keep?.filter((field) => field !== fixed) };
+    },
   },
   {
     name: "attachments_download_url",
@@ -229,7 +270,7 @@ export const workspaceEndpoints = defineEndpoints([
     projectScoped: true,
     readOnly: true,
     description:
-      "A short-lived presigned `url` (with filename, content_type, expires_at) for a file attached to a task or a comment. The file itself is not returned; fetch the url soon. For a comment, the API's name for the comment's id is not documented: comment_id is sent, and a 422 says what it needs instead.",
+      "A short-lived presigned `url` (with filename, content_type, expires_at) for a file attached to a task or a comment; fetch it soon. The API's name for a comment's id is not documented: comment_id is sent, and a 422 names what it needs.",
     input: downloadUrlInput,
     fieldHint: (field) =>
       field === "comment_id"

@@ -1,0 +1,50 @@
+// The budget's token estimate against the real tokenizer (o200k): never below it on the answers this
+// server gives, on the tool list, on ids and on random JSON; and close enough above it to be useful.
+import { randomBytes, randomUUID } from "node:crypto";
+import fc from "fast-check";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { beforeAll, describe, expect, it } from "vitest";
+import { setLogLevel } from "../src/log.js";
+import { measureCalls, TYPICAL_CALLS } from "../src/tools/context-cost.js";
+import { TOOL_LIST } from "../src/tools/register.js";
+import { estimateTokens } from "../src/tools/tokens.js";
+
+const o200k = (text: string) => encode(text).length;
+
+describe("estimateTokens", () => {
+  let answers: string[];
+
+  beforeAll(async () => {
+    setLogLevel("error");
+    const calls = await measureCalls(TYPICAL_CALLS);
+    answers = calls.flatMap((call) => [call.upstream, call.full.text, call.concise.text]);
+  });
+
+  it("is never below o200k on the sandbox's answers in every form, and within 1.35× of it", () => {
+    for (const text of answers) {
+      expect(estimateTokens(text)).toBeGreaterThanOrEqual(o200k(text));
+      expect(estimateTokens(text)).toBeLessThanOrEqual(Math.ceil(o200k(text) * 1.35) + 4);
+    }
+  });
+
+  it("is never below o200k on the tool list, uuids, hex, base64 and text beyond ASCII", () => {
+    const texts = [
+      JSON.stringify(TOOL_LIST),
+      JSON.stringify(Array.from({ length: 200 }, () => randomUUID())),
+      JSON.stringify({ hex: randomBytes(2000).toString("hex"), b64: randomBytes(2000).toString("base64") }),
+      JSON.stringify({ cursor: randomBytes(300).toString("base64url") }),
+      JSON.stringify({ text: "日本語のテキスト、😀🎉 and ümlaut ñ ".repeat(40) }),
+    ];
+    for (const text of texts) expect(estimateTokens(text)).toBeGreaterThanOrEqual(o200k(text));
+  });
+
+  it("is never below o200k on random JSON bodies", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value) ?? "";
+        expect(estimateTokens(text)).toBeGreaterThanOrEqual(o200k(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
