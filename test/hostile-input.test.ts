@@ -83,7 +83,10 @@ describe("an answer names at most 10 problems, and how many more there are", () 
 
   it("11 problems: 10 named, then one more", async () => {
     const args = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`x${i}`, 1]));
-    const named = Array.from({ length: 10 }, (_, i) => `x${i}: unknown key; allowed here: workspace_id`);
+    const named = Array.from(
+      { length: 10 },
+      (_, i) => `x${i}: unknown key; allowed here: workspace_id, response_format`,
+    );
     await expectRefused("whoami", args, [...named, "…and 1 more problem; fix these first"]);
   });
 });
@@ -92,7 +95,7 @@ describe("client input is quoted as a 100-character excerpt at most", () => {
   it("a 100 KB unknown key comes back as its first 100 characters and its length", async () => {
     const key = `s${"k".repeat(99_999)}`;
     await expectRefused("whoami", { [key]: 1 }, [
-      `${key.slice(0, 100)}… (100000 characters): unknown key; allowed here: workspace_id`,
+      `${key.slice(0, 100)}… (100000 characters): unknown key; allowed here: workspace_id, response_format`,
     ]);
   });
 
