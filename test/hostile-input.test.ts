@@ -8,7 +8,7 @@ import { capturingLog, MCP_HEADERS, rawRequest, sseMessages, startHttp } from ".
 
 const KEY = "hostile-key-0123456789";
 const ANALYTICS_PROJECT = "44444444-4444-4444-8444-444444444444";
-const TASKS_QUERY_KEYS = "project_id, workspace_id, view, query, group_by";
+const TASKS_QUERY_KEYS = "project_id, workspace_id, view, query, group_by, response_format";
 const PROMPTS_FILTERS =
   "topics, prompts, tags, markets, intent, branded, platform, has_shopping_card, has_ads_data, visibility, rank, website_mentioned_in_answer, cited_page_url, cited_domain, website_mentioned_in_citation, disabled";
 
