@@ -30,7 +30,11 @@ const [
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("start the memory child with --expose-gc");
 
-const command = parseCommandLine(["--transport", "http", "--port", "0"], process.env);
+// One key opens every session here: the per-key bound is lifted to the whole cap.
+const command = parseCommandLine(
+  ["--transport", "http", "--port", "0", "--max-sessions-per-key", "1000"],
+  process.env,
+);
 if (command.kind !== "serve") throw new Error("unexpected command");
 const { config } = command;
 // As cli.js does: LOG_LEVEL=error from serverEnv, else every request of 1000 sessions is logged.
