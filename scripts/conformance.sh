@@ -161,7 +161,8 @@ const [list, call] = process.argv.slice(2).map((file) => JSON.parse(readFileSync
 const problems = [];
 if (list.tools.length !== 14) problems.push(`tools/list gave ${list.tools.length} tools, expected 14`);
 if (call.isError) problems.push(`tools/call geo_models failed: ${JSON.stringify(call.content)}`);
-else if (call.structuredContent?.data?.length !== 2) problems.push("tools/call geo_models: expected 2 rows");
+// The default concise form: the rows of one { columns, rows } table.
+else if (call.structuredContent?.data?.rows?.length !== 2) problems.push("tools/call geo_models: expected 2 rows");
 if (problems.length) {
   console.error(problems.join("\n"));
   process.exit(1);
