@@ -1,7 +1,7 @@
 // What the MCP Registry and npm read about the package agrees with itself and with the code.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { USAGE } from "../src/config.js";
+import { SETTINGS, USAGE } from "../src/config.js";
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
 const pkg = read("package.json");
@@ -34,6 +34,9 @@ describe("package.json and server.json", () => {
       expect(variable.description, variable.name).toMatch(/^\S.{10,}/);
       expect(USAGE, variable.name).toContain(variable.name);
     }
+    // Every variable but the HTTP server's token applies to the stdio package server.json describes.
+    const served = SETTINGS.flatMap(({ env }) => (env && env !== "MCP_AUTH_TOKEN" ? [env] : []));
+    expect(variables.map((variable) => variable.name).sort()).toEqual(served.sort());
     const secrets = variables.filter((variable) => variable.isSecret).map((variable) => variable.name);
     expect(secrets).toEqual(["WORKSPACE_API_KEY", "ANALYTICS_API_KEY"]);
   });
