@@ -68,7 +68,8 @@ export function answerSettings(
 export type Answer = { body: Record<string, unknown>; text: string } | { error: string };
 
 type Row = Record<string, unknown>;
-const isObject = (value: unknown): value is Row =>
+/** A JSON object: not null, not an array. */
+export const isObject = (value: unknown): value is Row =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** `text` cut to TEXT_LIMIT with a marker that says how much is missing. */

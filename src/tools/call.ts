@@ -5,16 +5,13 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcon
 import type { CallContext, Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
 import type { Report } from "../log.js";
-import { answerSettings, type ResponseFormat, shapeAnswer } from "./answers.js";
+import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** The body as a text block and as structuredContent, both scrubbed of the keys in use. */
 function structuredResult(

@@ -17,7 +17,8 @@ const SHUTTING_DOWN = -32000;
 
 // The wire has already checked every message it hands in (the SDK's deserializeMessage), and every
 // message sent out is the SDK's own: telling their kinds apart needs only a look at their keys.
-const isRequest = (message: JSONRPCMessage) => "method" in message && "id" in message;
+const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } =>
+  "method" in message && "id" in message;
 const isResponse = (message: JSONRPCMessage) => !("method" in message) && "id" in message;
 
 /** The SDK's stdio wire, counting the requests it has handed in and not yet answered. */
@@ -63,7 +64,7 @@ class DrainableStdio implements Transport {
   }
 
   private receive(message: JSONRPCMessage): void {
-    if (isRequest(message) && "id" in message) {
+    if (isRequest(message)) {
       if (this.draining) {
         const error = {
           code: SHUTTING_DOWN,

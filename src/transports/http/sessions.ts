@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { isInitializeRequest, type Server } from "@modelcontextprotocol/server";
+import { isInitializeRequest, type RequestId, type Server } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
@@ -131,22 +131,20 @@ export class SessionStore {
 
 const RETRY_AFTER_SECONDS = "30";
 
-type RequestId = string | number;
+const isRequestId = (id: unknown): id is RequestId => typeof id === "string" || Number.isSafeInteger(id);
 
 /** The id of a single JSON-RPC request body, if it is one. */
 export function requestIdOf(body: unknown): RequestId | undefined {
   const message = body as { id?: unknown; method?: unknown } | undefined;
-  const { id } = message ?? {};
-  return typeof message?.method === "string" && (typeof id === "string" || Number.isSafeInteger(id))
-    ? (id as RequestId)
-    : undefined;
+  return typeof message?.method === "string" && isRequestId(message.id) ? message.id : undefined;
 }
 
 /** The request a single `notifications/cancelled` body names, if it is one. */
 export function cancelledIdOf(body: unknown): RequestId | undefined {
   const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
   if (message?.method !== "notifications/cancelled") return undefined;
-  return requestIdOf({ method: "", id: message.params?.requestId });
+  const id = message.params?.requestId;
+  return isRequestId(id) ? id : undefined;
 }
 
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */

@@ -5,13 +5,11 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import type { Server } from "@modelcontextprotocol/server";
+import type { RequestId, Server } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { cancelledIdOf, requestIdOf } from "./sessions.js";
 import type { RequestServer } from "./user-servers.js";
-
-type RequestId = string | number;
 
 export class StatelessEndpoint {
   /** Calls in flight, by the headers that built their server and their request id. */
