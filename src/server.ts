@@ -68,10 +68,8 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
     callTool(upstreams, request.params.name, request.params.arguments, {
       enabled: tools,
       report: clientLog.reporter(ctx),
-      context: {
-        signal: ctx.mcpReq.signal,
-        onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-      },
+      signal: ctx.mcpReq.signal,
+      onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
     }),
   );
   return server;

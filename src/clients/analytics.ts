@@ -5,7 +5,7 @@ import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson } from "./http.js";
-import type { CallContext } from "./index.js";
+import type { UpstreamContext } from "./index.js";
 import { keyDigest } from "./limiter.js";
 
 export class AnalyticsClient {
@@ -17,7 +17,7 @@ export class AnalyticsClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal, onRetry }: CallContext) {
+  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal, onRetry }: UpstreamContext) {
     const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
     if (!apiKey) {
       throw new MissingConfigError(

@@ -4,7 +4,7 @@ import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { type RetryPolicy, requestJson } from "./http.js";
-import type { CallContext } from "./index.js";
+import type { UpstreamContext } from "./index.js";
 import { keyDigest } from "./limiter.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
 
@@ -26,7 +26,7 @@ export class WorkspaceClient {
     private readonly impliedProjects: ImpliedProjectCache,
   ) {}
 
-  async call(definition: EndpointDefinition, args: Record<string, unknown>, context: CallContext) {
+  async call(definition: EndpointDefinition, args: Record<string, unknown>, context: UpstreamContext) {
     const { signal, onRetry } = context;
     const { project_id, workspace_id, ...body } = args as {
       project_id?: string;
@@ -93,7 +93,7 @@ export class WorkspaceClient {
     return this.apiKeyDigest;
   }
 
-  private impliedProject(workspaceId: string | undefined, { signal }: CallContext): Promise<string> {
+  private impliedProject(workspaceId: string | undefined, { signal }: UpstreamContext): Promise<string> {
     // The lookup is shared by every call waiting on it, so no one caller's cancellation may abort it
     // (it is bounded by the upstream timeout); each caller stops waiting when its own call is cancelled.
     const lookup = this.impliedProjects.get(this.keyId(), workspaceId, () =>

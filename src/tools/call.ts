@@ -4,7 +4,6 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
-import type { Report } from "../log.js";
 import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
@@ -38,22 +37,13 @@ function unknownTool(name: string, enabled: ReadonlySet<string>): ProtocolError 
   );
 }
 
-/** What one tool call runs with, from the transport down to the upstream request. */
-export interface ToolCall {
-  /** The tools this server offers; any other name is refused. */
-  enabled: ReadonlySet<string>;
-  /** Where the call's log entries go (stderr, and the client when it asked for them). */
-  report: Report;
-  /** Cancellation and retry progress, handed on to the upstream client. */
-  context: CallContext;
-}
-
 export async function callTool(
   upstreams: Upstreams,
   name: string,
   rawArguments: Record<string, unknown> | undefined,
-  { enabled, report, context }: ToolCall,
+  context: CallContext,
 ): Promise<CallToolResult> {
+  const { enabled, report } = context;
   const tool = PREPARED_TOOLS.get(name);
   if (!tool || !enabled.has(name)) {
     report("warning", "tool call refused", {

@@ -133,7 +133,6 @@ export async function measureCalls(
     const result = await callTool(from, tool, args, {
       enabled: ALL_TOOL_NAMES,
       report: () => {},
-      context: {},
     });
     const block = result.content[0];
     if (result.isError || block?.type !== "text")
