@@ -49,9 +49,10 @@ row([
   "concise",
   "concise, Claude",
   "concise / before",
+  "bound",
   "rows left out (full / concise)",
 ]);
-row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]);
+row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]);
 for (const call of await measureCalls(TYPICAL_CALLS)) {
   const before = o200k(call.upstream);
   const concise = o200k(call.concise.text);
@@ -62,6 +63,7 @@ for (const call of await measureCalls(TYPICAL_CALLS)) {
     format(concise),
     format(claudeTokens(call.concise.text)),
     `${Math.round((100 * concise) / before)} %`,
+    `${Math.round(100 * call.conciseShare)} %`,
     `${call.full.leftOut ?? 0} / ${call.concise.leftOut ?? 0}`,
   ]);
 }
