@@ -2,10 +2,12 @@
 // in-process and for the built server on SIGTERM.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { connect } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { SERVER_VERSION } from "../src/version.js";
 import {
+  eventually,
   MCP_HEADERS,
   rawRequest,
   sseMessages,
@@ -88,6 +90,98 @@ describe("graceful close", () => {
       await closing;
       expect(await harness.http.connectionCount()).toBe(0);
       expect(upstream.keys).toEqual([KEY]);
+    } finally {
+      await harness.close();
+      await upstream.close();
+    }
+  });
+});
+
+/** A request begun before the drain: its head is sent now, finished (with `payload`) by `finish()`. */
+async function beginRequest(port: number, head: string, payload = "") {
+  const socket = connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  let received = "";
+  socket.on("data", (chunk) => {
+    received += chunk;
+  });
+  const closed = once(socket, "close");
+  // A connection mid-request is not idle, so closing the server does not drop it.
+  socket.write(head);
+  return {
+    async finish(): Promise<{ status: string; contentType?: string; body: unknown }> {
+      socket.write(`\r\n${payload}`);
+      await closed;
+      const [headers = "", body = ""] = received.split("\r\n\r\n");
+      const lines = headers.split("\r\n");
+      const contentType = lines.find((line) => line.toLowerCase().startsWith("content-type:"));
+      return { status: lines[0] ?? "", contentType: contentType?.split(": ")[1], body: JSON.parse(body) };
+    },
+  };
+}
+
+describe("requests that reach a draining server", () => {
+  it("/healthz and /readyz answer 503 draining; /mcp a JSON-RPC error; the connection closes", async () => {
+    const upstream = await startGatedUpstream({ projects: [] });
+    const harness = await startHttp(["--stateless"], {
+      workspaceApiKey: KEY,
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+    });
+    try {
+      // A call in flight keeps the drain going while the requests below arrive.
+      const call = rawRequest(harness.url, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: toolCallBody("whoami"),
+      });
+      await upstream.arrived(1);
+      const port = harness.http.port;
+      const host = "Host: 127.0.0.1";
+      const body = toolCallBody("whoami", {}, 8);
+      const begun = [
+        await beginRequest(port, `GET /healthz HTTP/1.1\r\n${host}\r\n`),
+        await beginRequest(port, `GET /readyz HTTP/1.1\r\n${host}\r\n`),
+        await beginRequest(
+          port,
+          `POST /mcp HTTP/1.1\r\n${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`,
+          body,
+        ),
+      ];
+      // All four connections accepted (the call's and these three), then a moment for their heads.
+      expect(await eventually(async () => (await harness.http.connectionCount()) === 4)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const closing = harness.http.close();
+      const [health, ready, mcp] = await Promise.all(begun.map((request) => request.finish()));
+      expect([health, ready]).toEqual([
+        {
+          status: "HTTP/1.1 503 Service Unavailable",
+          contentType: "application/json",
+          body: { status: "draining" },
+        },
+        {
+          status: "HTTP/1.1 503 Service Unavailable",
+          contentType: "application/json",
+          body: { status: "draining" },
+        },
+      ]);
+      expect(mcp).toEqual({
+        status: "HTTP/1.1 503 Service Unavailable",
+        contentType: "application/json",
+        body: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32000,
+            message:
+              "Service Unavailable: the server is shutting down; send the request again (another replica, or this one once restarted, will answer it)",
+          },
+          id: null,
+        },
+      });
+      expect(upstream.keys).toEqual([KEY]); // nothing of the refused call was sent
+      upstream.release();
+      expect((await call).status).toBe(200);
+      await closing;
     } finally {
       await harness.close();
       await upstream.close();

@@ -194,7 +194,13 @@ export async function serveHttp(
       log("info", "request", { ...facts, status: res.statusCode, duration_ms });
     });
     // Draining: nothing new is accepted, so the requests in flight can end and the process exit.
-    if (shuttingDown) return sendProblem(res, DRAINING);
+    if (shuttingDown) {
+      // A probe is told plainly; an MCP client gets a JSON-RPC error it can show.
+      if (facts.path === "/healthz" || facts.path === "/readyz") {
+        return sendJson(res, 503, { status: "draining" }, DRAINING.headers);
+      }
+      return sendProblem(res, DRAINING);
+    }
     route(req, res, facts).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
       const message = excerpt(error instanceof Error ? error.message : String(error), 200);

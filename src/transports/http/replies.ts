@@ -34,8 +34,10 @@ export function sendJson(
   headers: OutgoingHttpHeaders = {},
 ) {
   if (res.headersSent) return;
-  res.writeHead(status, { ...headers, "content-type": "application/json" });
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  const length = Buffer.byteLength(text);
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": length });
+  res.end(text);
 }
 
 export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
