@@ -1,5 +1,5 @@
 // Bundles the CLI entry into dist/cli.js after tsc has built dist/: one file loads in about half the
-// time of ~100 small modules (see README "Performance"). Code loaded on demand (the sandbox, each
+// time of ~100 small modules (docs/performance.md). Code loaded on demand (the sandbox, each
 // transport) becomes its own chunk beside it. The other modules of dist/ stay as tsc wrote them.
 import { readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { measureCalls, TYPICAL_CALLS } from "../src/tools/context-cost.js";
 import { TOOL_LIST } from "../src/tools/register.js";
-import { estimateTokens } from "../src/tools/tokens.js";
+import { estimateTokens, fitsTokens } from "../src/tools/tokens.js";
 
 const o200k = (text: string) => encode(text).length;
 
@@ -46,5 +46,27 @@ describe("estimateTokens", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("is needed only past the UTF-8 byte count, which o200k never exceeds", () => {
+    const texts = [...answers, JSON.stringify(TOOL_LIST), "日本語のテキスト、😀🎉 and ümlaut ñ ".repeat(40)];
+    for (const text of texts) expect(o200k(text)).toBeLessThanOrEqual(Buffer.byteLength(text));
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: "binary" }), (value, raw) => {
+        for (const text of [JSON.stringify(value) ?? "", raw]) {
+          expect(o200k(text)).toBeLessThanOrEqual(Buffer.byteLength(text));
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // Up to its byte count a text fits without an estimate; below it, the estimate decides.
+    const text = JSON.stringify({ ids: Array.from({ length: 50 }, () => randomUUID()) });
+    const estimate = estimateTokens(text);
+    expect(estimate).toBeLessThan(Buffer.byteLength(text));
+    expect([
+      fitsTokens(text, Buffer.byteLength(text)),
+      fitsTokens(text, estimate),
+      fitsTokens(text, estimate - 1),
+    ]).toEqual([true, true, false]);
   });
 });

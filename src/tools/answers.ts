@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "./definition.js";
-import { estimateTokens } from "./tokens.js";
+import { estimateTokens, fitsTokens } from "./tokens.js";
 
 export type ResponseFormat = "concise" | "full";
 
@@ -97,7 +97,7 @@ function conciseRow(row: unknown, form: ConciseForm, cut: ReadonlySet<string>): 
   for (const key of form.keep ?? Object.keys(row)) {
     if (row[key] !== null && row[key] !== undefined) out[key] = row[key];
   }
-  return cutFreeText(out, cut);
+  return cut.size > 0 ? cutFreeText(out, cut) : out;
 }
 
 /** Rows as a table: the columns once (first-seen order), then one array of values per row. */
@@ -121,12 +121,17 @@ function asTable(rows: unknown[]): { columns: string[]; rows: unknown[][] } {
 /** The concise body: rows shaped per the endpoint's form; a body without its row list only has text cut. */
 function conciseBody(body: Row, form: ConciseForm): Row {
   const cut = new Set(form.cut ?? []);
-  const shaped = cutFreeText(body, cut) as Row;
-  for (const key of [form.rows, ...(form.alsoRows ?? [])]) {
-    const rows = body[key];
-    if (!Array.isArray(rows)) continue;
-    const kept = rows.map((row) => conciseRow(row, form, cut));
-    shaped[key] = form.table ? asTable(kept) : kept;
+  const rowLists = new Set([form.rows, ...(form.alsoRows ?? [])]);
+  const shaped: Row = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (rowLists.has(key) && Array.isArray(value)) {
+      const kept = value.map((row) => conciseRow(row, form, cut));
+      shaped[key] = form.table ? asTable(kept) : kept;
+    } else if (cut.size === 0) {
+      shaped[key] = value; // nothing to cut: the value is shared, not copied
+    } else {
+      shaped[key] = typeof value === "string" && cut.has(key) ? cutText(value) : cutFreeText(value, cut, 1);
+    }
   }
   return shaped;
 }
@@ -198,13 +203,13 @@ function fitRows(body: Row, form: ConciseForm, args: Row, settings: AnswerSettin
   for (; count >= 0; count--) {
     const trimmed = frame(rows.slice(0, count));
     const text = JSON.stringify(trimmed);
-    if (estimateTokens(text) <= settings.budget) return { body: trimmed, text };
+    if (fitsTokens(text, settings.budget)) return { body: trimmed, text };
   }
   return undefined;
 }
 
 function fits(body: Row, text: string, budget: number): Answer | undefined {
-  return estimateTokens(text) <= budget ? { body, text } : undefined;
+  return fitsTokens(text, budget) ? { body, text } : undefined;
 }
 
 /**

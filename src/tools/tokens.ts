@@ -90,3 +90,11 @@ export function estimateTokens(text: string): number {
   }
   return tokens + SLACK;
 }
+
+/**
+ * Whether `text` fits `budget` tokens. A byte-level tokenizer (o200k, Claude's) never makes more tokens
+ * than the text has UTF-8 bytes, so a text that short (most answers) needs no estimate.
+ */
+export function fitsTokens(text: string, budget: number): boolean {
+  return Buffer.byteLength(text) <= budget || estimateTokens(text) <= budget;
+}
