@@ -1,6 +1,7 @@
-// Environment + flags -> one typed Config, validated once. SETTINGS lists every setting once: the flag
-// parser and --help are made from it, and a test holds the README's tables to it. Missing credentials
-// are not an error here (the server still starts and lists its tools); malformed values are.
+// Environment + flags -> one typed Config, validated once. SETTINGS lists every setting once, keyed by
+// where its value lands in Config: the parser walks it, --help prints it, and tests hold the README's
+// table and server.json to it. Missing credentials are not an error here (the server still starts and
+// lists its tools); malformed values are.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
@@ -79,253 +80,50 @@ export type CliCommand = { kind: "help" } | { kind: "version" } | { kind: "serve
 
 export class ConfigError extends Error {}
 
-/** One setting: its flag and/or environment variable, and one line for --help. */
-interface Setting {
-  flag?: string;
-  env?: string;
+/** How a setting's text becomes its value; parse gives undefined for a text that breaks `rule`. */
+export type Kind<T> = {
   /** What the flag takes, as --help shows it; none for an on/off flag. */
   arg?: string;
-  section: "Options" | "HTTP options" | "Environment";
-  help: string;
+  /** Ends the message for a malformed value: `<flag or variable> <rule>, got "<text>"`. */
+  rule: string;
+  parse(text: string): T | undefined;
+} & (
+  | { name: "integer"; min: number; max: number }
+  | { name: "choice"; words: readonly string[] }
+  | { name: "switch" | "list" | "url" | "uuid" | "text" }
+);
+
+/** A whole number within [min, max]. */
+function wholeNumber(arg: string, min: number, max = Number.MAX_SAFE_INTEGER): Kind<number> {
+  return {
+    name: "integer",
+    min,
+    max,
+    arg,
+    rule: `must be a whole number from ${min} to ${max}`,
+    parse: (text) =>
+      /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined,
+  };
 }
 
-/** Every setting the server reads: the parser, --help and the README's tables follow this list. */
-export const SETTINGS: readonly Setting[] = [
-  {
-    flag: "transport",
-    arg: "<stdio|http>",
-    section: "Options",
-    help: "how clients connect (default: stdio)",
-  },
-  { flag: "demo", section: "Options", help: "serve against the built-in sandbox (no account needed)" },
-  {
-    flag: "toolsets",
-    env: "MCP_TOOLSETS",
-    arg: "<list>",
-    section: "Options",
-    help: "toolsets to serve: workspace,analytics (default: both)",
-  },
-  {
-    flag: "tools",
-    env: "MCP_TOOLS",
-    arg: "<list>",
-    section: "Options",
-    help: "exact allow-list of tool names",
-  },
-  {
-    flag: "read-only",
-    env: "MCP_READ_ONLY",
-    section: "Options",
-    help: "hide tools that create data",
-  },
-  {
-    flag: "upstream-timeout-ms",
-    env: "UPSTREAM_TIMEOUT_MS",
-    arg: "<ms>",
-    section: "Options",
-    help: "bound on each upstream call (default: 30000)",
-  },
-  {
-    flag: "response-format",
-    env: "MCP_RESPONSE_FORMAT",
-    arg: "<form>",
-    section: "Options",
-    help: "concise or full: answers of calls that do not choose (default: concise)",
-  },
-  {
-    flag: "max-result-tokens",
-    env: "MCP_MAX_RESULT_TOKENS",
-    arg: "<n>",
-    section: "Options",
-    help: "token budget of a concise answer; full ones get at least 20000 (default: 8000)",
-  },
-  { flag: "help", section: "Options", help: "show this help" },
-  { flag: "version", section: "Options", help: "print the version" },
-  { flag: "host", arg: "<address>", section: "HTTP options", help: "bind address (default: 127.0.0.1)" },
-  {
-    flag: "port",
-    arg: "<number>",
-    section: "HTTP options",
-    help: "port (default: 3000; 0 picks a free one)",
-  },
-  {
-    flag: "stateless",
-    section: "HTTP options",
-    help: "no 2025 sessions: every request stands alone (for load balancers)",
-  },
-  {
-    flag: "session-idle-ms",
-    arg: "<ms>",
-    section: "HTTP options",
-    help: "idle sessions expire after this (default: 1800000)",
-  },
-  {
-    flag: "max-sessions",
-    arg: "<n>",
-    section: "HTTP options",
-    help: "open sessions at most (default: 1000)",
-  },
-  {
-    flag: "max-sessions-per-key",
-    arg: "<n>",
-    section: "HTTP options",
-    help: "open sessions one API key may hold (default: a tenth of --max-sessions, at least 10)",
-  },
-  {
-    flag: "allowed-hosts",
-    arg: "<list>",
-    section: "HTTP options",
-    help: "host names clients use, when binding beyond loopback",
-  },
-  {
-    flag: "auth-token-file",
-    arg: "<path>",
-    section: "HTTP options",
-    help: "file holding the bearer token (or env MCP_AUTH_TOKEN)",
-  },
-  {
-    flag: "allow-unauthenticated",
-    section: "HTTP options",
-    help: "allow a non-loopback bind without a token",
-  },
-  {
-    flag: "max-body-bytes",
-    arg: "<n>",
-    section: "HTTP options",
-    help: "request body limit (default: 1048576)",
-  },
-  {
-    flag: "cors-origin",
-    arg: "<list>",
-    section: "HTTP options",
-    help: "origins allowed by CORS (default: none)",
-  },
-  {
-    flag: "shutdown-grace-ms",
-    arg: "<ms>",
-    section: "HTTP options",
-    help: "time in-flight calls get on SIGTERM, stdio too (default: 10000)",
-  },
-  {
-    flag: "headers-timeout-ms",
-    arg: "<ms>",
-    section: "HTTP options",
-    help: "a request's headers must arrive within this (default: 10000)",
-  },
-  {
-    flag: "request-timeout-ms",
-    arg: "<ms>",
-    section: "HTTP options",
-    help: "a whole request, body included, must arrive within this (default: 30000)",
-  },
-  {
-    flag: "keep-alive-timeout-ms",
-    arg: "<ms>",
-    section: "HTTP options",
-    help: "idle kept-alive connections are closed after this (default: 5000)",
-  },
-  { env: "WORKSPACE_API_KEY", section: "Environment", help: "API key (X-API-KEY) for both APIs" },
-  { env: "ANALYTICS_API_KEY", section: "Environment", help: "overrides the key for the analytics API" },
-  { env: "WORKSPACE_BASE_URL", section: "Environment", help: "base URL of the agent-workspace API" },
-  { env: "ANALYTICS_BASE_URL", section: "Environment", help: "base URL of the analytics API" },
-  { env: "WORKSPACE_PROJECT_ID", section: "Environment", help: "default project of the workspace tools" },
-  { env: "WORKSPACE_ID", section: "Environment", help: "default workspace (X-Workspace-Id)" },
-  { env: "ANALYTICS_PROJECT_ID", section: "Environment", help: "default project of the geo_ tools" },
-  {
-    env: "UPSTREAM_RETRY_BUDGET_MS",
-    section: "Environment",
-    help: "no retry starts later than this into a call (default: 20000)",
-  },
-  {
-    env: "UPSTREAM_MAX_BYTES",
-    section: "Environment",
-    help: "largest upstream body accepted (default: 10485760)",
-  },
-  {
-    env: "UPSTREAM_CONCURRENCY",
-    section: "Environment",
-    help: "upstream requests in flight per API key (default: 8)",
-  },
-  { env: "MCP_AUTH_TOKEN", section: "Environment", help: "bearer token required on /mcp" },
-  { env: "LOG_LEVEL", section: "Environment", help: "debug, info, notice, warning or error (default: info)" },
-];
-
-const HELP_COLUMN = 32;
-
-/** One --help line: the flag (or variable), padded, and its description with the variable it reads. */
-function helpLine({ flag, env, arg, help }: Setting): string {
-  const name = flag ? `--${flag}${arg ? ` ${arg}` : ""}` : (env as string);
-  const withEnv = help.endsWith(")") ? `${help.slice(0, -1)}; env ${env})` : `${help} (env ${env})`;
-  const text = flag && env ? withEnv : help;
-  return `  ${name.padEnd(HELP_COLUMN - 3)} ${text}`;
+/** One of a few words, in any case. */
+function oneOf<const W extends string>(words: readonly W[], arg = `<${words.join("|")}>`): Kind<W> {
+  const listed = words.length === 2 ? words.join(" or ") : `one of ${words.join(", ")}`;
+  return {
+    name: "choice",
+    words,
+    arg,
+    rule: `must be ${listed}`,
+    parse: (text) => words.find((word) => word === text.toLowerCase()),
+  };
 }
 
-export const USAGE = `Usage: agent-workspace-mcp [options]
-
-MCP server for the agent-workspace and visibility-analytics (GEO) APIs.
-${(["Options", "HTTP options", "Environment"] as const)
-  .map(
-    (section) =>
-      `\n${section}:\n${SETTINGS.filter((s) => s.section === section)
-        .map(helpLine)
-        .join("\n")}\n`,
-  )
-  .join("")}`;
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "notice", "warning", "error"];
-
-type Env = NodeJS.ProcessEnv;
-
-function optionalEnv(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function guidEnv(env: Env, name: string): string | undefined {
-  const value = optionalEnv(env, name);
-  if (value !== undefined && !GUID.test(value))
-    throw new ConfigError(`${name} must be a uuid, got "${value}"`);
-  return value;
-}
-
-function urlEnv(env: Env, name: string): string | undefined {
-  const value = optionalEnv(env, name);
-  if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
-  }
-  return value.replace(/\/+$/, "");
-}
-
-/** A whole number within [min, max]; `name` is what the message calls it (a flag or a variable). */
-function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < min || number > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
-  }
-  return number;
-}
-
-/** A flag wins over its variable, which wins over the default. */
-function integerSetting(
-  flag: string | undefined,
-  flagName: string,
-  env: Env,
-  envName: string | undefined,
-  fallback: number,
-  min: number,
-  max?: number,
-): number {
-  if (flag !== undefined) return integer(flagName, flag, min, max);
-  const fromEnv = envName ? optionalEnv(env, envName) : undefined;
-  return fromEnv !== undefined ? integer(envName!, fromEnv, min, max) : fallback;
+/** An on/off value: 1/true/yes/on or 0/false/no/off; anything else is undefined (malformed). */
+export function parseSwitch(value: string): boolean | undefined {
+  const word = value.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(word)) return true;
+  if (["0", "false", "no", "off", ""].includes(word)) return false;
+  return undefined;
 }
 
 /** A comma-separated list, items trimmed, blanks dropped ("" is the empty list). */
@@ -337,172 +135,491 @@ export function list(value: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-/** An on/off value: 1/true/yes/on or 0/false/no/off; anything else is undefined (malformed). */
-export function parseSwitch(value: string): boolean | undefined {
-  const word = value.trim().toLowerCase();
-  if (["1", "true", "yes", "on"].includes(word)) return true;
-  if (["0", "false", "no", "off", ""].includes(word)) return false;
-  return undefined;
-}
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function switchEnv(env: Env, name: string): boolean {
-  const value = env[name];
-  if (value === undefined) return false;
-  const on = parseSwitch(value);
-  if (on === undefined)
-    throw new ConfigError(`${name} must be 1/true/yes/on or 0/false/no/off, got "${value}"`);
-  return on;
-}
-
-function readAuthToken(flagPath: string | undefined, env: Env): string | undefined {
-  if (flagPath === undefined) return optionalEnv(env, "MCP_AUTH_TOKEN");
-  let token: string;
+/** An http(s) URL, kept as written but for trailing slashes. */
+function httpUrl(text: string): string | undefined {
+  let url: URL;
   try {
-    token = readFileSync(flagPath, "utf8").trim();
-  } catch (error) {
-    throw new ConfigError(
-      `--auth-token-file: cannot read "${flagPath}" (${(error as NodeJS.ErrnoException).code})`,
-    );
+    url = new URL(text);
+  } catch {
+    return undefined;
   }
-  if (!token) throw new ConfigError(`--auth-token-file: "${flagPath}" is empty`);
-  return token;
+  return url.protocol === "http:" || url.protocol === "https:" ? text.replace(/\/+$/, "") : undefined;
 }
 
-const SHORT: Record<string, string> = { help: "h", version: "v" };
+const onOff: Kind<boolean> = {
+  name: "switch",
+  rule: "must be 1/true/yes/on or 0/false/no/off",
+  parse: parseSwitch,
+};
+// A list is never malformed; a text only when a flag gives it empty.
+const commaList: Kind<string[]> = { name: "list", arg: "<list>", rule: "must be a list", parse: list };
+const url: Kind<string> = { name: "url", arg: "<url>", rule: "must be an http(s) URL", parse: httpUrl };
+const uuid: Kind<string> = {
+  name: "uuid",
+  arg: "<uuid>",
+  rule: "must be a uuid",
+  parse: (text) => (GUID.test(text) ? text : undefined),
+};
+const plainText = (arg: string): Kind<string> => ({
+  name: "text",
+  arg,
+  rule: "must not be empty",
+  parse: (value) => value || undefined,
+});
 
-/** node's parseArgs options, from the table: a flag without an argument is on/off, any other a string. */
-const FLAG_OPTIONS = Object.fromEntries(
-  SETTINGS.flatMap(({ flag, arg }) => {
-    if (!flag) return [];
-    const short = SHORT[flag] ? { short: SHORT[flag] } : {};
-    return [
-      [flag, arg ? { type: "string" as const } : { type: "boolean" as const, default: false, ...short }],
-    ];
-  }),
+/** A default worked out from the rest of the configuration, with the words --help shows for it. */
+class Derived<T> {
+  constructor(
+    readonly text: string,
+    readonly value: (config: Config) => T,
+  ) {}
+}
+
+type Section = "Options" | "Upstream options" | "HTTP options";
+
+type SettingSpec<T> = {
+  /** Read when its flag is not given; empty counts as not set. */
+  env: string;
+  kind: Kind<NonNullable<T>>;
+  /** The value when neither the flag nor the variable gives one. */
+  default: T | Derived<T>;
+  section: Section;
+  /** One line, for --help and the README. */
+  help: string;
+} & (
+  | { flag: string; secret?: undefined }
+  // A secret: no flag takes its value (it would show in the process list); one may name a file holding it.
+  | { flag?: string; secret: true }
 );
 
-function parseFlags(argv: string[]) {
-  return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAG_OPTIONS })
-    .values as Record<string, string | boolean | undefined>;
-}
+/** Where a value lands in Config: a top-level field, or "group.field". */
+type ConfigKey =
+  | "transport"
+  | "demo"
+  | "logLevel"
+  | `http.${keyof HttpSettings}`
+  | `upstream.${keyof UpstreamSettings}`
+  | `tools.${keyof ToolSelection}`;
 
-/** The values of the flags given, read by name. */
-class Flags {
-  constructor(private readonly values: Record<string, string | boolean | undefined>) {}
+type ValueAt<K extends ConfigKey> = K extends `${infer G extends "http" | "upstream" | "tools"}.${infer F}`
+  ? Config[G][F & keyof Config[G]]
+  : Config[K & keyof Config];
 
-  text(flag: string): string | undefined {
-    const value = this.values[flag];
-    return typeof value === "string" ? value : undefined;
-  }
-
-  on(flag: string): boolean {
-    return this.values[flag] === true;
-  }
-
-  /** A whole number from the flag, else from its variable (if it has one), else the default. */
-  integer(flag: string, env: Env, fallback: number, min: number, max?: number): number {
-    const variable = SETTINGS.find((setting) => setting.flag === flag)?.env;
-    return integerSetting(this.text(flag), `--${flag}`, env, variable, fallback, min, max);
-  }
-}
-
-/** The socket timeouts and the per-key session bound, checked against each other as node requires. */
-function clientBounds(flags: Flags, maxSessions: number) {
-  const headersTimeoutMs = flags.integer("headers-timeout-ms", {}, 10_000, 1);
-  const requestTimeoutMs = flags.integer("request-timeout-ms", {}, 30_000, 1);
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError(
-      `--headers-timeout-ms (${headersTimeoutMs}) must not exceed --request-timeout-ms (${requestTimeoutMs})`,
-    );
-  }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs: flags.integer("keep-alive-timeout-ms", {}, 5_000, 1),
+/** Every setting, one per field of Config, in --help's order; the compiler holds each kind to its field's type. */
+const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
+  transport: {
+    flag: "transport",
+    env: "MCP_TRANSPORT",
+    kind: oneOf(["stdio", "http"]),
+    default: "stdio",
+    section: "Options",
+    help: "how clients connect: stdio or http",
+  },
+  demo: {
+    flag: "demo",
+    env: "MCP_DEMO",
+    kind: onOff,
+    default: false,
+    section: "Options",
+    help: "serve against the built-in sandbox, no account needed",
+  },
+  "tools.toolsets": {
+    flag: "toolsets",
+    env: "MCP_TOOLSETS",
+    kind: commaList,
+    default: new Derived("both", () => undefined),
+    section: "Options",
+    help: "toolsets to serve: workspace, analytics",
+  },
+  "tools.tools": {
+    flag: "tools",
+    env: "MCP_TOOLS",
+    kind: commaList,
+    default: new Derived("all of the toolsets", () => undefined),
+    section: "Options",
+    help: "exact allow-list of tool names",
+  },
+  "tools.readOnly": {
+    flag: "read-only",
+    env: "MCP_READ_ONLY",
+    kind: onOff,
+    default: false,
+    section: "Options",
+    help: "hide the tools that create data",
+  },
+  "upstream.responseFormat": {
+    flag: "response-format",
+    env: "MCP_RESPONSE_FORMAT",
+    kind: oneOf(["concise", "full"], "<form>"),
+    default: "concise",
+    section: "Options",
+    help: "concise or full: the answer form of calls that do not choose",
+  },
+  "upstream.maxResultTokens": {
+    flag: "max-result-tokens",
+    env: "MCP_MAX_RESULT_TOKENS",
+    kind: wholeNumber("<n>", 500, 1_000_000),
+    default: 8000,
+    section: "Options",
+    help: "token budget of a concise answer; a full one gets at least 20000",
+  },
+  logLevel: {
+    flag: "log-level",
+    env: "LOG_LEVEL",
+    kind: oneOf(["debug", "info", "notice", "warning", "error"], "<level>"),
+    default: "info",
+    section: "Options",
+    help: "lowest level logged to stderr: debug, info, notice, warning, error",
+  },
+  "http.shutdownGraceMs": {
+    flag: "shutdown-grace-ms",
+    env: "MCP_SHUTDOWN_GRACE_MS",
+    kind: wholeNumber("<ms>", 0),
+    default: 10_000,
+    section: "Options",
+    help: "time calls in flight get to finish on SIGTERM, on stdio too",
+  },
+  "upstream.workspaceApiKey": {
+    env: "WORKSPACE_API_KEY",
+    secret: true,
+    kind: plainText("<key>"),
+    default: undefined,
+    section: "Upstream options",
+    help: "API key for both APIs, sent as X-API-KEY",
+  },
+  "upstream.analyticsApiKey": {
+    env: "ANALYTICS_API_KEY",
+    secret: true,
+    kind: plainText("<key>"),
+    default: undefined,
+    section: "Upstream options",
+    help: "overrides the key for the analytics API",
+  },
+  "upstream.workspaceBaseUrl": {
+    flag: "workspace-base-url",
+    env: "WORKSPACE_BASE_URL",
+    kind: url,
+    default: undefined,
+    section: "Upstream options",
+    help: "base URL of the agent-workspace API",
+  },
+  "upstream.analyticsBaseUrl": {
+    flag: "analytics-base-url",
+    env: "ANALYTICS_BASE_URL",
+    kind: url,
+    default: undefined,
+    section: "Upstream options",
+    help: "base URL of the analytics API",
+  },
+  "upstream.workspaceProjectId": {
+    flag: "workspace-project-id",
+    env: "WORKSPACE_PROJECT_ID",
+    kind: uuid,
+    default: undefined,
+    section: "Upstream options",
+    help: "default project of the workspace tools",
+  },
+  "upstream.workspaceId": {
+    flag: "workspace-id",
+    env: "WORKSPACE_ID",
+    kind: uuid,
+    default: undefined,
+    section: "Upstream options",
+    help: "default workspace, sent as X-Workspace-Id",
+  },
+  "upstream.analyticsProjectId": {
+    flag: "analytics-project-id",
+    env: "ANALYTICS_PROJECT_ID",
+    kind: uuid,
+    default: undefined,
+    section: "Upstream options",
+    help: "default project of the geo_ tools",
+  },
+  "upstream.timeoutMs": {
+    flag: "upstream-timeout-ms",
+    env: "UPSTREAM_TIMEOUT_MS",
+    kind: wholeNumber("<ms>", 1),
+    default: 30_000,
+    section: "Upstream options",
+    help: "bound on each upstream attempt, connect to last byte",
+  },
+  "upstream.retryBudgetMs": {
+    flag: "upstream-retry-budget-ms",
+    env: "UPSTREAM_RETRY_BUDGET_MS",
+    kind: wholeNumber("<ms>", 0),
+    default: 20_000,
+    section: "Upstream options",
+    help: "no retry starts later than this into a call",
+  },
+  "upstream.maxResponseBytes": {
+    flag: "upstream-max-bytes",
+    env: "UPSTREAM_MAX_BYTES",
+    kind: wholeNumber("<n>", 1),
+    default: 10 * 1024 * 1024,
+    section: "Upstream options",
+    help: "largest upstream body accepted, in bytes",
+  },
+  "upstream.concurrency": {
+    flag: "upstream-concurrency",
+    env: "UPSTREAM_CONCURRENCY",
+    kind: wholeNumber("<n>", 1),
+    default: 8,
+    section: "Upstream options",
+    help: "upstream requests in flight per API key",
+  },
+  "http.host": {
+    flag: "host",
+    env: "MCP_HOST",
+    kind: plainText("<address>"),
+    default: "127.0.0.1",
+    section: "HTTP options",
+    help: "bind address",
+  },
+  "http.port": {
+    flag: "port",
+    env: "MCP_PORT",
+    kind: wholeNumber("<number>", 0, 65535),
+    default: 3000,
+    section: "HTTP options",
+    help: "port; 0 picks a free one",
+  },
+  "http.stateless": {
+    flag: "stateless",
+    env: "MCP_STATELESS",
+    kind: onOff,
+    default: false,
+    section: "HTTP options",
+    help: "no 2025 sessions: every request stands alone, for load balancers",
+  },
+  "http.sessionIdleMs": {
+    flag: "session-idle-ms",
+    env: "MCP_SESSION_IDLE_MS",
+    kind: wholeNumber("<ms>", 1),
+    default: 1_800_000,
+    section: "HTTP options",
+    help: "idle sessions expire after this",
+  },
+  "http.maxSessions": {
+    flag: "max-sessions",
+    env: "MCP_MAX_SESSIONS",
+    kind: wholeNumber("<n>", 1),
+    default: 1000,
+    section: "HTTP options",
+    help: "open sessions at most",
+  },
+  "http.maxSessionsPerKey": {
+    flag: "max-sessions-per-key",
+    env: "MCP_MAX_SESSIONS_PER_KEY",
+    kind: wholeNumber("<n>", 1),
     // A tenth of the sessions, but never fewer than 10 (or all of them, on a server allowing fewer).
-    maxSessionsPerKey: flags.integer(
-      "max-sessions-per-key",
-      {},
+    default: new Derived("a tenth of --max-sessions, at least 10", ({ http: { maxSessions } }) =>
       Math.min(maxSessions, Math.max(10, Math.ceil(maxSessions / 10))),
-      1,
     ),
-  };
+    section: "HTTP options",
+    help: "open sessions one API key may hold",
+  },
+  "http.allowedHosts": {
+    flag: "allowed-hosts",
+    env: "MCP_ALLOWED_HOSTS",
+    kind: commaList,
+    default: [],
+    section: "HTTP options",
+    help: "host names clients use, when binding beyond loopback",
+  },
+  "http.authToken": {
+    flag: "auth-token-file",
+    env: "MCP_AUTH_TOKEN",
+    secret: true,
+    kind: plainText("<path>"),
+    default: undefined,
+    section: "HTTP options",
+    help: "bearer token every /mcp request must carry",
+  },
+  "http.allowUnauthenticated": {
+    flag: "allow-unauthenticated",
+    env: "MCP_ALLOW_UNAUTHENTICATED",
+    kind: onOff,
+    default: false,
+    section: "HTTP options",
+    help: "allow a bind beyond loopback without a token",
+  },
+  "http.corsOrigins": {
+    flag: "cors-origin",
+    env: "MCP_CORS_ORIGIN",
+    kind: commaList,
+    default: [],
+    section: "HTTP options",
+    help: "origins allowed by CORS",
+  },
+  "http.maxBodyBytes": {
+    flag: "max-body-bytes",
+    env: "MCP_MAX_BODY_BYTES",
+    kind: wholeNumber("<n>", 1),
+    default: 1024 * 1024,
+    section: "HTTP options",
+    help: "largest request body accepted, in bytes",
+  },
+  "http.headersTimeoutMs": {
+    flag: "headers-timeout-ms",
+    env: "MCP_HEADERS_TIMEOUT_MS",
+    kind: wholeNumber("<ms>", 1),
+    default: 10_000,
+    section: "HTTP options",
+    help: "a request's headers must arrive within this",
+  },
+  "http.requestTimeoutMs": {
+    flag: "request-timeout-ms",
+    env: "MCP_REQUEST_TIMEOUT_MS",
+    kind: wholeNumber("<ms>", 1),
+    default: 30_000,
+    section: "HTTP options",
+    help: "a whole request, body included, must arrive within this",
+  },
+  "http.keepAliveTimeoutMs": {
+    flag: "keep-alive-timeout-ms",
+    env: "MCP_KEEP_ALIVE_TIMEOUT_MS",
+    kind: wholeNumber("<ms>", 1),
+    default: 5_000,
+    section: "HTTP options",
+    help: "idle kept-alive connections are closed after this",
+  },
+};
+
+/** One setting of the table, with the Config field it sets. */
+export type Setting = SettingSpec<unknown> & { key: ConfigKey };
+
+/** Every setting the server reads: the parser, --help, the README's table and server.json follow this list. */
+export const SETTINGS: readonly Setting[] = Object.entries(TABLE).map(([key, spec]) => ({
+  key: key as ConfigKey,
+  ...(spec as SettingSpec<unknown>),
+}));
+
+/** The default as --help and the README show it; undefined when there is none. */
+export function defaultText({ default: value }: Setting): string | undefined {
+  if (value instanceof Derived) return value.text;
+  if (value === undefined) return undefined;
+  if (typeof value === "boolean") return value ? "on" : "off";
+  if (Array.isArray(value)) return value.length ? value.join(",") : "none";
+  return String(value);
 }
 
-/** The form and token budget of answers: a flag wins over its variable, which wins over the default. */
-function answerSettings(
-  flags: Flags,
-  env: Env,
-): Pick<UpstreamSettings, "responseFormat" | "maxResultTokens"> {
-  const flag = flags.text("response-format");
-  const format = (flag ?? optionalEnv(env, "MCP_RESPONSE_FORMAT") ?? "concise").trim().toLowerCase();
-  if (format !== "concise" && format !== "full") {
-    const source = flag === undefined ? "MCP_RESPONSE_FORMAT" : "--response-format";
-    throw new ConfigError(`${source} must be concise or full, got "${flag ?? env.MCP_RESPONSE_FORMAT}"`);
-  }
-  return {
-    responseFormat: format,
-    maxResultTokens: flags.integer("max-result-tokens", env, 8000, 500, 1_000_000),
-  };
+const helpLine = (name: string, text: string) => `  ${name.padEnd(31)} ${text}`;
+
+/** A setting's --help line: its flag (a secret without one: its variable), its line, default and variable. */
+function settingLine(setting: Setting): string {
+  const { flag, env, kind, secret, help } = setting;
+  const name = flag ? `--${flag}${kind.name === "switch" ? "" : ` ${kind.arg}`}` : env;
+  const shown = defaultText(setting);
+  const notes = [
+    ...(shown === undefined ? [] : [`default: ${shown}`]),
+    secret ? (flag ? `secret: the file holding it, or env ${env}` : "secret: env only") : `env ${env}`,
+  ];
+  return helpLine(name, `${help} (${notes.join("; ")})`);
 }
 
-export function parseCommandLine(argv: string[], env: Env): CliCommand {
-  let flags: Flags;
+const SECTIONS: readonly Section[] = ["Options", "Upstream options", "HTTP options"];
+
+export const USAGE = `Usage: agent-workspace-mcp [options]
+
+MCP server for the agent-workspace and visibility-analytics (GEO) APIs. Each option is a flag and an
+environment variable (env); the flag wins. Secrets have no flag (its value would show in the process
+list): they come from the environment, or a file.
+
+${helpLine("-h, --help", "show this help")}
+${helpLine("-v, --version", "print the version")}
+${SECTIONS.map(
+  (section) =>
+    `\n${section}:\n${SETTINGS.filter((s) => s.section === section)
+      .map(settingLine)
+      .join("\n")}\n`,
+).join("")}`;
+
+type Env = NodeJS.ProcessEnv;
+type FlagValues = Record<string, string | boolean | undefined>;
+
+/** Commands, not settings: they answer before any setting is read. */
+const COMMANDS = { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } } as const;
+
+/** node's parseArgs options, from the table: an on/off setting's flag takes no argument, any other one. */
+const FLAG_OPTIONS = {
+  ...COMMANDS,
+  ...Object.fromEntries(
+    SETTINGS.flatMap(({ flag, kind }) =>
+      flag ? [[flag, { type: kind.name === "switch" ? ("boolean" as const) : ("string" as const) }]] : [],
+    ),
+  ),
+};
+
+function parseFlags(argv: string[]): FlagValues {
   try {
-    flags = new Flags(parseFlags(argv));
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAG_OPTIONS }).values;
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  if (flags.on("help")) return { kind: "help" };
-  if (flags.on("version")) return { kind: "version" };
-  const transport = flags.text("transport") ?? "stdio";
-  if (transport !== "stdio" && transport !== "http") {
-    throw new ConfigError(`--transport must be stdio or http, got "${transport}"`);
+}
+
+/** The contents of the file a secret's flag names. */
+function readSecretFile(source: string, path: string): string {
+  let contents: string;
+  try {
+    contents = readFileSync(path, "utf8").trim();
+  } catch (error) {
+    throw new ConfigError(`${source}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code})`);
   }
-  const logLevel = (optionalEnv(env, "LOG_LEVEL")?.toLowerCase() ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+  if (!contents) throw new ConfigError(`${source}: "${path}" is empty`);
+  return contents;
+}
+
+/** A setting's value and where it came from: its flag, else its variable (empty is unset), else its default. */
+function readSetting(setting: Setting, flags: FlagValues, env: Env): { value: unknown; source?: string } {
+  const given = setting.flag === undefined ? undefined : flags[setting.flag];
+  const source = given === undefined ? setting.env : `--${setting.flag}`;
+  let text: string | undefined;
+  if (given === true) text = "on";
+  else if (typeof given === "string") text = setting.secret ? readSecretFile(source, given) : given.trim();
+  else text = env[setting.env]?.trim() || undefined;
+  if (text === undefined) return { value: setting.default };
+  const value = setting.kind.parse(text);
+  if (value === undefined) throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`);
+  return { value, source };
+}
+
+/** Sets `key` ("field" or "group.field") of the configuration being built. */
+function assign(config: Record<string, unknown>, key: ConfigKey, value: unknown): void {
+  const [group, field] = key.split(".") as [string, string | undefined];
+  if (field === undefined) config[group] = value;
+  else (config[group] as Record<string, unknown>)[field] = value;
+}
+
+/** Walks the table: every setting read, then the defaults derived from the others, then the cross-checks. */
+function readConfig(flags: FlagValues, env: Env): Config {
+  const built: Record<string, unknown> = { http: {}, upstream: {}, tools: {} };
+  const config = built as unknown as Config;
+  const sources = new Map<ConfigKey, string>();
+  const derived: [ConfigKey, Derived<unknown>][] = [];
+  for (const setting of SETTINGS) {
+    const { value, source } = readSetting(setting, flags, env);
+    if (source) sources.set(setting.key, source);
+    if (value instanceof Derived) derived.push([setting.key, value]);
+    else assign(built, setting.key, value);
   }
-  const maxSessions = flags.integer("max-sessions", env, 1000, 1);
-  return {
-    kind: "serve",
-    config: {
-      transport,
-      demo: flags.on("demo"),
-      logLevel,
-      http: {
-        host: flags.text("host") ?? "127.0.0.1",
-        port: integer("--port", flags.text("port") ?? "3000", 0, 65535),
-        stateless: flags.on("stateless"),
-        sessionIdleMs: flags.integer("session-idle-ms", env, 1_800_000, 1),
-        maxSessions,
-        allowedHosts: list(flags.text("allowed-hosts")) ?? [],
-        authToken: readAuthToken(flags.text("auth-token-file"), env),
-        allowUnauthenticated: flags.on("allow-unauthenticated"),
-        maxBodyBytes: flags.integer("max-body-bytes", env, 1024 * 1024, 1),
-        corsOrigins: list(flags.text("cors-origin")) ?? [],
-        shutdownGraceMs: flags.integer("shutdown-grace-ms", env, 10_000, 0),
-        ...clientBounds(flags, maxSessions),
-      },
-      upstream: {
-        workspaceBaseUrl: urlEnv(env, "WORKSPACE_BASE_URL"),
-        analyticsBaseUrl: urlEnv(env, "ANALYTICS_BASE_URL"),
-        workspaceApiKey: optionalEnv(env, "WORKSPACE_API_KEY"),
-        analyticsApiKey: optionalEnv(env, "ANALYTICS_API_KEY"),
-        workspaceProjectId: guidEnv(env, "WORKSPACE_PROJECT_ID"),
-        workspaceId: guidEnv(env, "WORKSPACE_ID"),
-        analyticsProjectId: guidEnv(env, "ANALYTICS_PROJECT_ID"),
-        timeoutMs: flags.integer("upstream-timeout-ms", env, 30_000, 1),
-        retryBudgetMs: integerSetting(undefined, "", env, "UPSTREAM_RETRY_BUDGET_MS", 20_000, 0),
-        maxResponseBytes: integerSetting(undefined, "", env, "UPSTREAM_MAX_BYTES", 10 * 1024 * 1024, 1),
-        concurrency: integerSetting(undefined, "", env, "UPSTREAM_CONCURRENCY", 8, 1),
-        ...answerSettings(flags, env),
-      },
-      tools: {
-        toolsets: list(flags.text("toolsets") ?? optionalEnv(env, "MCP_TOOLSETS")),
-        tools: list(flags.text("tools") ?? optionalEnv(env, "MCP_TOOLS")),
-        readOnly: flags.on("read-only") || switchEnv(env, "MCP_READ_ONLY"),
-      },
-    },
-  };
+  for (const [key, value] of derived) assign(built, key, value.value(config));
+  // node requires it of its server; the message names where each value came from (a default: its flag).
+  const named = (key: ConfigKey) => sources.get(key) ?? `--${TABLE[key].flag}`;
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `${named("http.headersTimeoutMs")} (${headersTimeoutMs}) must not exceed ${named("http.requestTimeoutMs")} (${requestTimeoutMs})`,
+    );
+  }
+  return config;
+}
+
+export function parseCommandLine(argv: string[], env: Env): CliCommand {
+  const flags = parseFlags(argv);
+  if (flags.help) return { kind: "help" };
+  if (flags.version) return { kind: "version" };
+  return { kind: "serve", config: readConfig(flags, env) };
 }

@@ -1,8 +1,8 @@
 // The README cannot drift from the code: its tools table is the endpoint table, its configuration
-// tables name every setting of the settings table (which --help is made from), and every link resolves.
+// table is the settings table (which --help is made from), and every link resolves.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SETTINGS, USAGE } from "../src/config.js";
+import { defaultText, SETTINGS, USAGE } from "../src/config.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 
 const ROOT = new URL("../", import.meta.url);
@@ -37,24 +37,42 @@ describe("README", () => {
     expect(rows).toEqual(ENDPOINTS.map((e) => [`\`${e.name}\``, `${e.method} \`${e.path}\``]));
   });
 
-  it("names every setting of the settings table, flag and variable, and no other", () => {
+  it("has one configuration row per setting, in table order: variable, flag, default and its help line", () => {
+    const rows = tableAfter(README, "## Configuration");
+    expect(rows).toEqual(
+      SETTINGS.map((setting) => [
+        `\`${setting.env}\``,
+        setting.flag ? `\`--${setting.flag}\`` : "",
+        defaultText(setting) ?? "",
+        `${setting.help}${setting.secret ? " (secret)" : ""}`,
+      ]),
+    );
+  });
+
+  it("names no flag or variable in its configuration section that the settings table lacks", () => {
     const listed = (pattern: RegExp, text: string) => [
       ...new Set([...text.matchAll(pattern)].map((m) => m[0])),
     ];
     const configuration = README.slice(README.indexOf("## Configuration"), README.indexOf("## Connect"));
     const flags = listed(/--[a-z][a-z-]+/g, configuration).filter((flag) => flag !== "--help");
     const variables = listed(/\b[A-Z]+_[A-Z_]+\b/g, configuration);
-    const settingFlags = SETTINGS.flatMap(({ flag }) => (flag ? [`--${flag}`] : []));
-    expect(flags.sort()).toEqual(
-      settingFlags.filter((flag) => flag !== "--help" && flag !== "--version").sort(),
-    );
-    expect(variables.sort()).toEqual(SETTINGS.flatMap(({ env }) => (env ? [env] : [])).sort());
+    expect(flags.sort()).toEqual(SETTINGS.flatMap(({ flag }) => (flag ? [`--${flag}`] : [])).sort());
+    expect(variables.sort()).toEqual(SETTINGS.map(({ env }) => env).sort());
   });
 
-  it("--help lists every setting of the table", () => {
-    for (const { flag, env } of SETTINGS) {
-      if (flag) expect(USAGE).toContain(`--${flag}`);
-      if (env) expect(USAGE).toContain(env);
+  it("--help gives every setting one line with its flag, help, default and variable", () => {
+    const lines = USAGE.split("\n");
+    for (const setting of SETTINGS) {
+      const { flag, env, help, secret } = setting;
+      const line = lines.find((l) => l.startsWith(`  ${flag ? `--${flag}` : env} `));
+      expect(line, env).toContain(help);
+      const shown = defaultText(setting);
+      if (shown !== undefined) expect(line, env).toContain(`default: ${shown}`);
+      if (!secret) expect(line, env).toContain(`env ${env})`);
+      else
+        expect(line, env).toContain(
+          flag ? `secret: the file holding it, or env ${env})` : "secret: env only)",
+        );
     }
   });
 

@@ -34,10 +34,26 @@ describe("package.json and server.json", () => {
       expect(variable.description, variable.name).toMatch(/^\S.{10,}/);
       expect(USAGE, variable.name).toContain(variable.name);
     }
-    // Every variable but the HTTP server's token applies to the stdio package server.json describes.
-    const served = SETTINGS.flatMap(({ env }) => (env && env !== "MCP_AUTH_TOKEN" ? [env] : []));
-    expect(variables.map((variable) => variable.name).sort()).toEqual(served.sort());
+    // server.json describes the stdio package: every setting but the HTTP server's and the transport.
+    const served = SETTINGS.filter(
+      ({ section, env }) => section !== "HTTP options" && env !== "MCP_TRANSPORT",
+    );
+    expect(variables.map((variable) => variable.name).sort()).toEqual(served.map(({ env }) => env).sort());
     const secrets = variables.filter((variable) => variable.isSecret).map((variable) => variable.name);
+    expect(secrets).toEqual(served.filter(({ secret }) => secret).map(({ env }) => env));
     expect(secrets).toEqual(["WORKSPACE_API_KEY", "ANALYTICS_API_KEY"]);
+  });
+
+  it("give each variable the default and choices of the settings table", () => {
+    const variables: { name: string; default?: string; choices?: string[] }[] =
+      server.packages[0].environmentVariables;
+    for (const setting of SETTINGS) {
+      const variable = variables.find(({ name }) => name === setting.env);
+      if (!variable) continue;
+      if (typeof setting.default === "number" || typeof setting.default === "string") {
+        expect(variable.default, setting.env).toBe(String(setting.default));
+      }
+      if (setting.kind.name === "choice") expect(variable.choices, setting.env).toEqual(setting.kind.words);
+    }
   });
 });
