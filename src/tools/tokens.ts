@@ -4,6 +4,7 @@
 // tokenizer on answers and random JSON). Why not a tokenizer at run time: docs/context-cost.md.
 
 const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+const isLower = (code: number) => code >= 97 && code <= 122;
 const isDigit = (code: number) => code >= 48 && code <= 57;
 const isAlphanumeric = (code: number) => isLetter(code) || isDigit(code);
 const isPunctuation = (code: number) => code > 32 && code < 127 && !isAlphanumeric(code);
@@ -80,8 +81,10 @@ export function estimateTokens(text: string): number {
       tokens += runCost(text, start, i, digits);
     } else if (isPunctuation(code)) {
       while (i < text.length && isPunctuation(text.charCodeAt(i))) i++;
-      // One sign before a word joins it (`_id`, `/compare`, `-guide`).
-      if (i - start > 1 || !isLetter(text.charCodeAt(i))) tokens += punctuationCost(text.slice(start, i));
+      // One sign before a lower-case word joins it (`_id`, `/compare`, `-guide`), unless a space already
+      // joined the sign; before a capital o200k mostly keeps the sign apart (`#A`, `]Ff`).
+      const joinsWord = i - start === 1 && isLower(text.charCodeAt(i)) && text.charCodeAt(start - 1) !== 32;
+      if (!joinsWord) tokens += punctuationCost(text.slice(start, i));
     } else {
       // A space before a word or a sign joins it; other spaces and control characters count one.
       i++;
