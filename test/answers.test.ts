@@ -1,11 +1,18 @@
-// Answers sized for a model's context, through the SDK client over real HTTP: the concise form by
-// default, full on request (the upstream's text byte for byte), and a budget no answer exceeds, with
-// the rows left out counted and the exact call that fetches them.
+// Answers sized for a model's context, through the SDK client: the concise form by default, full on
+// request (the upstream's text byte for byte), and a budget no answer exceeds, with the rows left out
+// counted and the exact call that fetches them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { estimateTokens } from "../src/tools/tokens.js";
-import { type McpHarness, type Recorder, startMcp, startRecorder, textOf } from "./helpers.js";
+import {
+  type InMemoryHarness,
+  type Recorder,
+  sandboxSettings,
+  startInMemory,
+  startRecorder,
+  textOf,
+} from "./helpers.js";
 
 type Row = Record<string, unknown>;
 type Table = { columns: string[]; rows: unknown[][] };
@@ -42,22 +49,16 @@ const pick = (row: Row, fields: string[]) =>
 
 describe("answers on the sandbox", () => {
   let sandbox: Sandbox;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
   /** Budget large enough for any answer: the reference for what the budgeted answers leave out. */
-  let whole: McpHarness;
+  let whole: InMemoryHarness;
 
   beforeAll(async () => {
     setLogLevel("error");
     sandbox = await startSandbox({ record: true });
-    const settings = {
-      workspaceBaseUrl: sandbox.workspaceBaseUrl,
-      analyticsBaseUrl: sandbox.analyticsBaseUrl,
-      workspaceApiKey: sandbox.apiKey,
-      workspaceProjectId: sandbox.workspaceProjectId,
-      analyticsProjectId: sandbox.analyticsProjectId,
-    };
-    mcp = await startMcp({ ...settings, responseFormat: undefined });
-    whole = await startMcp({ ...settings, responseFormat: "full", maxResultTokens: 1_000_000 });
+    const settings = sandboxSettings(sandbox);
+    mcp = await startInMemory({ ...settings, responseFormat: undefined });
+    whole = await startInMemory({ ...settings, responseFormat: "full", maxResultTokens: 1_000_000 });
   });
   afterAll(async () => {
     await mcp.close();
@@ -161,8 +162,8 @@ describe("answers on the sandbox", () => {
 
 describe("answers from a recording upstream", () => {
   let upstream: Recorder;
-  let mcp: McpHarness;
-  let small: McpHarness;
+  let mcp: InMemoryHarness;
+  let small: InMemoryHarness;
   let answer: string;
   const PROJECT = "11111111-1111-4111-8111-111111111111";
   const TASK = "55555555-5555-4555-8555-555555555555";
@@ -177,8 +178,8 @@ describe("answers from a recording upstream", () => {
       workspaceProjectId: PROJECT,
       analyticsProjectId: PROJECT,
     };
-    mcp = await startMcp({ ...settings, responseFormat: undefined });
-    small = await startMcp({ ...settings, responseFormat: undefined, maxResultTokens: 500 });
+    mcp = await startInMemory({ ...settings, responseFormat: undefined });
+    small = await startInMemory({ ...settings, responseFormat: undefined, maxResultTokens: 500 });
   });
   afterAll(async () => {
     await mcp.close();

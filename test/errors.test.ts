@@ -4,9 +4,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type CannedResponse,
   freePort,
-  type McpHarness,
+  type RecordedHarness,
   type Recorder,
-  startMcp,
+  startInMemory,
+  startOnRecorder,
   startRecorder,
   textOf,
 } from "./helpers.js";
@@ -18,22 +19,18 @@ const TASK = "55555555-5555-4555-8555-555555555555";
 
 describe("upstream failures become isError results", () => {
   let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
   let answer: CannedResponse;
 
   beforeAll(async () => {
-    upstream = await startRecorder(() => answer);
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-      workspaceApiKey: KEY,
-      workspaceProjectId: PROJECT,
-      analyticsProjectId: PROJECT,
-    });
+    mcp = await startOnRecorder(
+      { workspaceApiKey: KEY, workspaceProjectId: PROJECT, analyticsProjectId: PROJECT },
+      () => answer,
+    );
+    upstream = mcp.upstream;
   });
   afterAll(async () => {
     await mcp.close();
-    await upstream.close();
   });
   afterEach(() => {
     upstream.requests.length = 0;
@@ -157,7 +154,7 @@ describe("upstream failures become isError results", () => {
 describe("network failures and missing configuration", () => {
   it("a refused connection, retried, names the base URL variable", async () => {
     const port = await freePort();
-    const mcp = await startMcp({
+    const mcp = await startInMemory({
       workspaceBaseUrl: `http://127.0.0.1:${port}`,
       analyticsBaseUrl: `http://127.0.0.1:${port}`,
       workspaceApiKey: KEY,
@@ -177,7 +174,7 @@ describe("network failures and missing configuration", () => {
   });
 
   it("without configuration the tools are listed and each call names the variable to set", async () => {
-    const mcp = await startMcp({});
+    const mcp = await startInMemory({});
     try {
       const { tools } = await mcp.client.listTools();
       expect(tools).toHaveLength(14);
@@ -195,7 +192,7 @@ describe("network failures and missing configuration", () => {
   });
 
   it("with a key but no base URL, the call names the URL variable", async () => {
-    const mcp = await startMcp({ workspaceApiKey: KEY });
+    const mcp = await startInMemory({ workspaceApiKey: KEY });
     try {
       expect(textOf(await mcp.call("whoami"))).toBe(
         "whoami: WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
@@ -219,7 +216,7 @@ describe("default projects", () => {
         ? { body: { projects: [{ id: ONLY, name: "Solo" }] } }
         : { body: { items: [] } },
     );
-    const mcp = await startMcp({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
+    const mcp = await startInMemory({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
     try {
       await mcp.call("tasks_query", { view: "list" });
       await mcp.call("tasks_query", { view: "list" });
@@ -244,12 +241,10 @@ describe("default projects", () => {
       await whoamiHeld;
       return { body: { projects: [{ id: ONLY, name: "Solo" }] } };
     });
-    const mcp = await startMcp({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
+    const mcp = await startInMemory({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
     try {
       const cancelled = new AbortController();
-      const first = mcp.client.callTool({ name: "tasks_query", arguments: { view: "list" } }, undefined, {
-        signal: cancelled.signal,
-      });
+      const first = mcp.call("tasks_query", { view: "list" }, { signal: cancelled.signal });
       const second = mcp.call("tasks_query", { view: "list" });
       for (let wait = 0; wait < 200 && upstream.requests.length === 0; wait++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
@@ -285,7 +280,7 @@ describe("default projects", () => {
         ],
       },
     }));
-    const mcp = await startMcp({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
+    const mcp = await startInMemory({ workspaceBaseUrl: upstream.url, workspaceApiKey: KEY });
     try {
       const result = await mcp.call("tasks_query", { view: "list" });
       expect(result.isError).toBe(true);
@@ -301,7 +296,7 @@ describe("default projects", () => {
 
   it("an analytics call without project_id or ANALYTICS_PROJECT_ID points at geo_projects", async () => {
     const upstream = await startRecorder();
-    const mcp = await startMcp({ analyticsBaseUrl: upstream.url, workspaceApiKey: KEY });
+    const mcp = await startInMemory({ analyticsBaseUrl: upstream.url, workspaceApiKey: KEY });
     try {
       expect(textOf(await mcp.call("geo_prompts"))).toBe(
         "geo_prompts: project_id is required: call geo_projects to list your analytics projects and pass one's id as project_id (or set ANALYTICS_PROJECT_ID).",
@@ -315,7 +310,7 @@ describe("default projects", () => {
 
   it("ANALYTICS_API_KEY overrides the workspace key for geo_ tools only", async () => {
     const upstream = await startRecorder();
-    const mcp = await startMcp({
+    const mcp = await startInMemory({
       workspaceBaseUrl: upstream.url,
       analyticsBaseUrl: upstream.url,
       workspaceApiKey: "workspace-key",

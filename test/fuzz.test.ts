@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EndpointDefinition } from "../src/tools/definition.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 import { validArguments } from "./arbitraries.js";
-import { type McpHarness, type Recorder, startMcp, startRecorder, textOf } from "./helpers.js";
+import { type RecordedHarness, type Recorder, startOnRecorder, textOf } from "./helpers.js";
 
 const KEY = "fuzz-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -14,21 +14,18 @@ const ANALYTICS_PROJECT = "44444444-4444-4444-8444-444444444444";
 const RUNS = { random: 30, invalid: 20, valid: 50 };
 
 let upstream: Recorder;
-let mcp: McpHarness;
+let mcp: RecordedHarness;
 
 beforeAll(async () => {
-  upstream = await startRecorder();
-  mcp = await startMcp({
-    workspaceBaseUrl: upstream.url,
-    analyticsBaseUrl: upstream.url,
+  mcp = await startOnRecorder({
     workspaceApiKey: KEY,
     workspaceProjectId: PROJECT,
     analyticsProjectId: ANALYTICS_PROJECT,
   });
+  upstream = mcp.upstream;
 });
 afterAll(async () => {
   await mcp.close();
-  await upstream.close();
 });
 afterEach(async () => {
   // The server still answers a plain call normally.

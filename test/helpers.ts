@@ -1,15 +1,26 @@
-// Test plumbing: a recording upstream on loopback, and the server reached through the SDK's Client
-// over real streamable HTTP.
+// Test plumbing: a recording upstream on loopback, and the server reached by an SDK client, either in
+// memory (the tests of the tools) or over real streamable HTTP (the tests of the transport).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createNetServer } from "node:net";
+import {
+  deserializeMessage,
+  InMemoryTransport,
+  type RequestOptions,
+  serializeMessage,
+  type CallToolResult as V2CallToolResult,
+  Client as V2Client,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createDispatcher } from "../src/clients/http.js";
+import { createUpstreams } from "../src/clients/index.js";
 import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
+import type { Sandbox } from "../src/sandbox/index.js";
+import { buildServer } from "../src/server.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
@@ -137,8 +148,89 @@ export async function startMcp(
   };
 }
 
+export interface InMemoryHarness {
+  client: V2Client;
+  call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<V2CallToolResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * The server as the CLI builds it, reached in memory by SDK v2's Client (2025 handshake): no socket on
+ * the MCP side, while the upstreams stay real HTTP servers on loopback, called through undici.
+ */
+export async function startInMemory(
+  settings: Partial<UpstreamSettings>,
+  { tools }: Pick<McpOptions, "tools"> = {},
+): Promise<InMemoryHarness> {
+  const upstreamSettings = { ...TEST_LIMITS, ...settings };
+  const dispatcher = createDispatcher(upstreamSettings);
+  const server = buildServer(createUpstreams(upstreamSettings, dispatcher), { tools });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  for (const side of [clientSide, serverSide]) {
+    // Each message crosses as a JSON line, parsed as the stdio wire parses it: neither side ever holds
+    // the other's objects, and what JSON cannot carry is lost as it would be on any real transport.
+    const send = side.send.bind(side);
+    side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
+  }
+  await server.connect(serverSide);
+  const client = new V2Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(clientSide);
+  await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
+  return {
+    client,
+    call: (name, args = {}, options) => client.callTool({ name, arguments: args }, options),
+    close: async () => {
+      await client.close();
+      await server.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** The settings --demo serves with: the sandbox's URLs, its key and its default projects. */
+export function sandboxSettings(sandbox: Sandbox): Partial<UpstreamSettings> {
+  return {
+    workspaceBaseUrl: sandbox.workspaceBaseUrl,
+    analyticsBaseUrl: sandbox.analyticsBaseUrl,
+    workspaceApiKey: sandbox.apiKey,
+    workspaceProjectId: sandbox.workspaceProjectId,
+    analyticsProjectId: sandbox.analyticsProjectId,
+  };
+}
+
+export interface RecordedHarness extends InMemoryHarness {
+  upstream: Recorder;
+}
+
+/**
+ * A recording upstream serving both APIs, and the in-memory server calling it with `settings` (the base
+ * URLs are the recorder's); close() ends both.
+ */
+export async function startOnRecorder(
+  settings: Partial<UpstreamSettings>,
+  respond?: Parameters<typeof startRecorder>[0],
+): Promise<RecordedHarness> {
+  const upstream = await startRecorder(respond);
+  const mcp = await startInMemory({
+    workspaceBaseUrl: upstream.url,
+    analyticsBaseUrl: upstream.url,
+    ...settings,
+  });
+  return {
+    ...mcp,
+    upstream,
+    close: async () => {
+      await mcp.close();
+      await upstream.close();
+    },
+  };
+}
+
+/** A tool result as either SDK's client gives it (SDK v2 types structuredContent as unknown). */
+export type AnyCallToolResult = CallToolResult | V2CallToolResult;
+
 /** The text of a result's first content block. */
-export function textOf(result: CallToolResult): string {
+export function textOf(result: AnyCallToolResult): string {
   const block = result.content[0];
   return block?.type === "text" ? block.text : "";
 }

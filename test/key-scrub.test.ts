@@ -1,13 +1,14 @@
 // An upstream that echoes the caller's X-API-KEY in a 200 body does not hand the key to the assistant:
 // success results are scrubbed as errors are, for the environment's key and for a user's X-API-KEY.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import {
+  type AnyCallToolResult,
   type CannedResponse,
+  type InMemoryHarness,
   type RecordedRequest,
   type Recorder,
-  startMcp,
+  startInMemory,
   startRecorder,
 } from "./helpers.js";
 import { callTool, type HttpHarness, startHttp } from "./http-helpers.js";
@@ -49,7 +50,7 @@ afterEach(() => {
   upstream.requests.length = 0;
 });
 
-function expectScrubbed(result: CallToolResult, key: string, expected: unknown): void {
+function expectScrubbed(result: AnyCallToolResult, key: string, expected: unknown): void {
   expect(result.isError).toBeUndefined();
   expect(result.structuredContent).toEqual(expected);
   expect(result.content).toEqual([{ type: "text", text: JSON.stringify(expected) }]);
@@ -57,9 +58,9 @@ function expectScrubbed(result: CallToolResult, key: string, expected: unknown):
 }
 
 describe("the environment's key", () => {
-  let mcp: Awaited<ReturnType<typeof startMcp>>;
+  let mcp: InMemoryHarness;
   beforeAll(async () => {
-    mcp = await startMcp({ workspaceBaseUrl: upstream.url, workspaceApiKey: ENV_KEY });
+    mcp = await startInMemory({ workspaceBaseUrl: upstream.url, workspaceApiKey: ENV_KEY });
   });
   afterAll(async () => {
     await mcp.close();

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { type McpHarness, type Recorder, sentHeaders, startMcp, startRecorder, textOf } from "./helpers.js";
+import {
+  type InMemoryHarness,
+  type RecordedHarness,
+  type Recorder,
+  sandboxSettings,
+  sentHeaders,
+  startInMemory,
+  startOnRecorder,
+  textOf,
+} from "./helpers.js";
 
 const KEY = "lenient-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -174,22 +183,19 @@ const forwarded: Record<string, Case[]> = {
 
 describe("forwarded as the API receives it", () => {
   let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
 
   beforeAll(async () => {
     setLogLevel("error"); // the server's request log is not this test's output
-    upstream = await startRecorder();
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
+    mcp = await startOnRecorder({
       workspaceApiKey: KEY,
       workspaceProjectId: PROJECT,
       analyticsProjectId: ANALYTICS_PROJECT,
     });
+    upstream = mcp.upstream;
   });
   afterAll(async () => {
     await mcp.close();
-    await upstream.close();
   });
 
   describe.each(Object.entries(forwarded))("%s", (_group, cases) => {
@@ -222,18 +228,12 @@ describe("forwarded as the API receives it", () => {
 
 describe("against the sandbox, a strict upstream", () => {
   let sandbox: Sandbox;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
 
   beforeAll(async () => {
     setLogLevel("error"); // the server's request log is not this test's output
     sandbox = await startSandbox({ record: true });
-    mcp = await startMcp({
-      workspaceBaseUrl: sandbox.workspaceBaseUrl,
-      analyticsBaseUrl: sandbox.analyticsBaseUrl,
-      workspaceApiKey: sandbox.apiKey,
-      workspaceProjectId: sandbox.workspaceProjectId,
-      analyticsProjectId: sandbox.analyticsProjectId,
-    });
+    mcp = await startInMemory(sandboxSettings(sandbox));
   });
   afterAll(async () => {
     await mcp.close();

@@ -1,43 +1,38 @@
 // MCP logging: tool call failures reach the client as notifications/message once it asks for them
 // (logging/setLevel in the 2025 revisions, a logLevel in each 2026-07-28 request's _meta), and stderr
 // always; they name the tool and the status only. A client that never asked gets none.
-import {
-  type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingMessageNotification } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type McpHarness, type Recorder, startMcp, startRecorder } from "./helpers.js";
+import { type RecordedHarness, startOnRecorder } from "./helpers.js";
 
 const KEY = "secret-key-0123456789";
 
 describe("log notifications to the client", () => {
-  let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
   let received: LoggingMessageNotification["params"][];
 
   beforeEach(async () => {
     // whoami answers 200; tasks_query 404; geo_projects 500 (the API's own error echoes the key).
-    upstream = await startRecorder((request) => {
-      if (request.path.endsWith("/tasks/query")) return { status: 404, body: { detail: "no such task" } };
-      if (request.path.endsWith("/projects")) return { status: 500, body: { detail: `bad key ${KEY}` } };
-      return { body: { projects: [] } };
-    });
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-      workspaceApiKey: KEY,
-      workspaceProjectId: "11111111-1111-4111-8111-111111111111",
-      analyticsProjectId: "22222222-2222-4222-8222-222222222222",
-      retryBudgetMs: 0,
-    });
+    mcp = await startOnRecorder(
+      {
+        workspaceApiKey: KEY,
+        workspaceProjectId: "11111111-1111-4111-8111-111111111111",
+        analyticsProjectId: "22222222-2222-4222-8222-222222222222",
+        retryBudgetMs: 0,
+      },
+      (request) => {
+        if (request.path.endsWith("/tasks/query")) return { status: 404, body: { detail: "no such task" } };
+        if (request.path.endsWith("/projects")) return { status: 500, body: { detail: `bad key ${KEY}` } };
+        return { body: { projects: [] } };
+      },
+    );
     received = [];
-    mcp.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    mcp.client.setNotificationHandler("notifications/message", (notification) => {
       received.push(notification.params);
     });
   });
   afterEach(async () => {
     await mcp.close();
-    await upstream.close();
   });
 
   const failure = (tool: string, level: string, fields: Record<string, unknown>) => ({

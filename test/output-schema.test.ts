@@ -1,12 +1,13 @@
 // No JSON the upstream sends may make a client throw a result away: every published outputSchema
 // accepts any object, as the SDK v2 client's Ajv validator checks it (many random bodies per tool),
-// and the SDK client over a real transport takes odd bodies from a recording upstream.
+// and the SDK v2 client, which checks each structuredContent against its tool's outputSchema, takes odd
+// bodies from a recording upstream.
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { TOOL_LIST } from "../src/tools/register.js";
-import { type McpHarness, type Recorder, startMcp, startRecorder } from "./helpers.js";
+import { type RecordedHarness, startOnRecorder } from "./helpers.js";
 
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const TASK = "55555555-5555-4555-8555-555555555555";
@@ -53,24 +54,18 @@ describe.each(tools)("%s outputSchema", (_name, tool) => {
 });
 
 describe("the SDK client takes whatever the upstream answers", () => {
-  let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
   let answer: unknown;
 
   beforeAll(async () => {
     setLogLevel("error"); // the server's request log is not this test's output
-    upstream = await startRecorder(() => ({ body: answer }));
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-      workspaceApiKey: "output-key-0123456789",
-      workspaceProjectId: PROJECT,
-      analyticsProjectId: PROJECT,
-    });
+    mcp = await startOnRecorder(
+      { workspaceApiKey: "output-key-0123456789", workspaceProjectId: PROJECT, analyticsProjectId: PROJECT },
+      () => ({ body: answer }),
+    );
   });
   afterAll(async () => {
     await mcp.close();
-    await upstream.close();
   });
 
   it.each([
@@ -102,26 +97,24 @@ describe("the SDK client takes whatever the upstream answers", () => {
 });
 
 describe("concise answers satisfy every outputSchema", () => {
-  let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
   let answer: unknown;
 
   beforeAll(async () => {
     setLogLevel("error");
-    upstream = await startRecorder(() => ({ body: answer }));
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-      workspaceApiKey: "output-key-0123456789",
-      workspaceProjectId: PROJECT,
-      analyticsProjectId: PROJECT,
-      responseFormat: "concise",
-      maxResultTokens: 500, // small, so that random bodies are cut too
-    });
+    mcp = await startOnRecorder(
+      {
+        workspaceApiKey: "output-key-0123456789",
+        workspaceProjectId: PROJECT,
+        analyticsProjectId: PROJECT,
+        responseFormat: "concise",
+        maxResultTokens: 500, // small, so that random bodies are cut too
+      },
+      () => ({ body: answer }),
+    );
   });
   afterAll(async () => {
     await mcp.close();
-    await upstream.close();
   });
 
   it.each(tools)("%s: random upstream bodies, shaped and cut, still validate", async (name, tool) => {

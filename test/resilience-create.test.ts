@@ -1,9 +1,9 @@
 // tasks_comments creates data: once its request may have reached the upstream it is never sent again,
 // so a failure cannot post a comment twice. Only a refused connection (nothing sent) is retried.
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { Progress } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { freePort, type McpHarness, startMcp, textOf } from "./helpers.js";
+import { freePort, type InMemoryHarness, startInMemory, textOf } from "./helpers.js";
 
 const KEY = "create-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -16,11 +16,11 @@ const NOT_RETRIED =
 
 describe("tasks_comments is sent at most once once it may have arrived", () => {
   let upstream: FaultUpstream;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
 
   beforeAll(async () => {
     upstream = await startFaultUpstream();
-    mcp = await startMcp({
+    mcp = await startInMemory({
       workspaceBaseUrl: upstream.url,
       workspaceApiKey: KEY,
       workspaceProjectId: PROJECT,
@@ -74,7 +74,7 @@ describe("tasks_comments is sent at most once once it may have arrived", () => {
 describe("a refused connection sent nothing, so even tasks_comments retries it", () => {
   it("posts the comment once the upstream starts listening during the backoff", async () => {
     const port = await freePort();
-    const mcp = await startMcp({
+    const mcp = await startInMemory({
       workspaceBaseUrl: `http://127.0.0.1:${port}`,
       workspaceApiKey: KEY,
       workspaceProjectId: PROJECT,
@@ -82,7 +82,7 @@ describe("a refused connection sent nothing, so even tasks_comments retries it",
     let upstream: Promise<FaultUpstream> | undefined;
     const progress: Progress[] = [];
     try {
-      const result = (await mcp.client.callTool({ name: "tasks_comments", arguments: COMMENT }, undefined, {
+      const result = await mcp.call("tasks_comments", COMMENT, {
         onprogress: (update) => {
           progress.push(update);
           upstream ??= startFaultUpstream(port).then((started) => {
@@ -90,7 +90,7 @@ describe("a refused connection sent nothing, so even tasks_comments retries it",
             return started;
           });
         },
-      })) as CallToolResult;
+      });
       expect(result.structuredContent).toEqual({ id: "c1", task_id: TASK, body: "Shipped." });
       expect(progress[0]?.message).toMatch(
         /^connection refused \(ECONNREFUSED\); retrying in 0\.\d s \(attempt 2 of 3\)$/,

@@ -1,9 +1,9 @@
 // Each fault of a misbehaving upstream: the exact result, the exact number of requests, the faulty
 // connection closed, and the next call served normally. No unhandled rejection, no socket left open.
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { Progress } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { type McpHarness, startMcp, textOf } from "./helpers.js";
+import { type InMemoryHarness, startInMemory, textOf } from "./helpers.js";
 
 const KEY = "fault-key-0123456789";
 const TIMEOUT_MS = 400;
@@ -13,14 +13,14 @@ const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 let upstream: FaultUpstream;
-let mcp: McpHarness;
+let mcp: InMemoryHarness;
 let origin: string;
 
 beforeAll(async () => {
   process.on("unhandledRejection", onUnhandled);
   upstream = await startFaultUpstream();
   origin = upstream.url;
-  mcp = await startMcp({
+  mcp = await startInMemory({
     workspaceBaseUrl: upstream.url,
     workspaceApiKey: KEY,
     timeoutMs: TIMEOUT_MS,
@@ -53,9 +53,7 @@ afterAll(async () => {
 async function whoamiAgainst(handler: FaultHandler) {
   upstream.answerWith(handler);
   const progress: Progress[] = [];
-  const result = (await mcp.client.callTool({ name: "whoami", arguments: {} }, undefined, {
-    onprogress: (update) => progress.push(update),
-  })) as CallToolResult;
+  const result = await mcp.call("whoami", {}, { onprogress: (update) => progress.push(update) });
   return { result, progress, text: textOf(result) };
 }
 
@@ -180,7 +178,7 @@ describe("a read tool against a faulty upstream", () => {
 describe("the retry budget bounds the whole call", () => {
   async function hungWhoami(retryBudgetMs: number) {
     const hung = await startFaultUpstream();
-    const bounded = await startMcp({
+    const bounded = await startInMemory({
       workspaceBaseUrl: hung.url,
       workspaceApiKey: KEY,
       timeoutMs: TIMEOUT_MS,

@@ -4,19 +4,19 @@ import type { ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { KeyedLimiter } from "../src/clients/limiter.js";
 import { type FaultRequest, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
-import { type McpHarness, startMcp } from "./helpers.js";
+import { type InMemoryHarness, startInMemory } from "./helpers.js";
 
 const CONCURRENCY = 8;
 
 describe("UPSTREAM_CONCURRENCY through the server", () => {
   let upstream: FaultUpstream;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
   const held: [ServerResponse, FaultRequest][] = [];
   let peak = 0;
 
   beforeEach(async () => {
     upstream = await startFaultUpstream();
-    mcp = await startMcp({
+    mcp = await startInMemory({
       workspaceBaseUrl: upstream.url,
       analyticsBaseUrl: upstream.url,
       workspaceApiKey: "workspace-key-0123",

@@ -2,7 +2,7 @@
 // the service enforces coming back as results it can act on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { type McpHarness, startMcp, textOf } from "./helpers.js";
+import { type InMemoryHarness, sandboxSettings, startInMemory, textOf } from "./helpers.js";
 
 interface TaskPage {
   items: { id: string; status: string }[];
@@ -12,17 +12,11 @@ interface TaskPage {
 
 describe("tools against the sandbox", () => {
   let sandbox: Sandbox;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
 
   beforeAll(async () => {
     sandbox = await startSandbox({ record: true });
-    mcp = await startMcp({
-      workspaceBaseUrl: sandbox.workspaceBaseUrl,
-      analyticsBaseUrl: sandbox.analyticsBaseUrl,
-      workspaceApiKey: sandbox.apiKey,
-      workspaceProjectId: sandbox.workspaceProjectId,
-      analyticsProjectId: sandbox.analyticsProjectId,
-    });
+    mcp = await startInMemory(sandboxSettings(sandbox));
   });
   afterAll(async () => {
     await mcp.close();
@@ -100,7 +94,7 @@ describe("tools against the sandbox", () => {
   });
 
   it("with a key that sees one project, workspace tools use it without being told", async () => {
-    const single = await startMcp({
+    const single = await startInMemory({
       workspaceBaseUrl: sandbox.workspaceBaseUrl,
       workspaceApiKey: SANDBOX_SINGLE_PROJECT_API_KEY,
     });

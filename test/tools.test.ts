@@ -1,6 +1,6 @@
 // Every tool: the exact request a real loopback upstream records, and the exact result the client gets.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, type Recorder, sentHeaders, startMcp, startRecorder } from "./helpers.js";
+import { type InMemoryHarness, type Recorder, sentHeaders, startInMemory, startRecorder } from "./helpers.js";
 
 const KEY = "test-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -320,12 +320,12 @@ const cases: Case[] = [
 
 describe("every tool forwards exactly one request and returns the upstream body", () => {
   let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: InMemoryHarness;
   let nextAnswer: unknown;
 
   beforeAll(async () => {
     upstream = await startRecorder(() => ({ body: nextAnswer }));
-    mcp = await startMcp({
+    mcp = await startInMemory({
       workspaceBaseUrl: upstream.url,
       analyticsBaseUrl: `${upstream.url}/analytics`,
       workspaceApiKey: KEY,

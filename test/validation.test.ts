@@ -2,7 +2,7 @@
 // upstream sees no request at all.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
-import { type McpHarness, type Recorder, startMcp, startRecorder, textOf } from "./helpers.js";
+import { type RecordedHarness, type Recorder, startOnRecorder, textOf } from "./helpers.js";
 
 const ID = "11111111-1111-4111-8111-111111111111";
 // Not RFC-versioned (version nibble 0): still an 8-4-4-4-12 hex id the services may use.
@@ -167,22 +167,19 @@ const rejected: [string, Record<string, unknown>, string][] = [
 
 describe("arguments are checked before anything is sent", () => {
   let upstream: Recorder;
-  let mcp: McpHarness;
+  let mcp: RecordedHarness;
 
   beforeAll(async () => {
     setLogLevel("error"); // the server's request log is not this test's output
-    upstream = await startRecorder();
-    mcp = await startMcp({
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
+    mcp = await startOnRecorder({
       workspaceApiKey: "k-validation",
       workspaceProjectId: ID,
       analyticsProjectId: ID,
     });
+    upstream = mcp.upstream;
   });
   afterAll(async () => {
     await mcp.close();
-    await upstream.close();
   });
 
   it.each(
@@ -218,7 +215,7 @@ describe("arguments are checked before anything is sent", () => {
     await expect(mcp.call("tasks_delete", {})).rejects.toMatchObject({
       code: -32602,
       message:
-        'MCP error -32602: Unknown tool: "tasks_delete" does not exist. Available: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments.',
+        'Unknown tool: "tasks_delete" does not exist. Available: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments.',
     });
     expect(upstream.requests).toEqual([]);
   });
