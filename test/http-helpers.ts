@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { Agent, fetch as undiciFetch } from "undici";
 import { createDispatcher } from "../src/clients/http.js";
 import type { UpstreamSettings } from "../src/config.js";
@@ -199,6 +200,22 @@ export async function openRawSession(url: string, headers: Record<string, string
   });
   if (initialized.status !== 202) throw new Error(`initialized: ${initialized.status}`);
   return sessionId;
+}
+
+/** A 2026-07-28 tools/call as raw HTTP: the envelope in `_meta` (plus `meta`) and the standard headers. */
+export function modernToolCall(id: number, name: string, args: Record<string, unknown>, meta = {}) {
+  const envelope = { [PROTOCOL_VERSION_META_KEY]: "2026-07-28", [CLIENT_CAPABILITIES_META_KEY]: {}, ...meta };
+  const params = { name, arguments: args, _meta: envelope };
+  return {
+    method: "POST",
+    headers: {
+      ...MCP_HEADERS,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
+  };
 }
 
 /** A tools/call request body. */

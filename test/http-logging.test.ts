@@ -1,16 +1,13 @@
 // Log notifications over HTTP, where the AI SDK's client reported each unasked one as an error: none
 // until a 2025 session sets a level, and none for a 2026-07-28 request without a logLevel in its _meta.
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-} from "@modelcontextprotocol/server";
+import { LOG_LEVEL_META_KEY } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVER_NAME } from "../src/version.js";
 import { type Recorder, startRecorder } from "./helpers.js";
 import {
   type HttpHarness,
   MCP_HEADERS,
+  modernToolCall,
   openRawSession,
   rawRequest,
   sseMessages,
@@ -60,22 +57,8 @@ async function post2025(sessionId: string, body: string): Promise<unknown[]> {
 
 /** The messages of a 2026-07-28 tool call's answer; `logLevel` goes in its _meta when given. */
 async function post2026(id: number, logLevel?: string): Promise<unknown[]> {
-  const meta = {
-    [PROTOCOL_VERSION_META_KEY]: "2026-07-28",
-    [CLIENT_CAPABILITIES_META_KEY]: {},
-    ...(logLevel ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
-  };
-  const params = { name: "tasks_query", arguments: BAD_ARGUMENTS, _meta: meta };
-  const answer = await rawRequest(harness.url, {
-    method: "POST",
-    headers: {
-      ...MCP_HEADERS,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "tasks_query",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
-  });
+  const meta = logLevel ? { [LOG_LEVEL_META_KEY]: logLevel } : {};
+  const answer = await rawRequest(harness.url, modernToolCall(id, "tasks_query", BAD_ARGUMENTS, meta));
   expect(answer.status).toBe(200);
   return typeof answer.body === "string" ? sseMessages(answer.body) : [answer.body];
 }

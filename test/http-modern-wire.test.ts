@@ -1,9 +1,8 @@
 // The 2026-07-28 answer on the wire: the SDK's handler answers, our bridge to node:http writes it.
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { type Recorder, startRecorder } from "./helpers.js";
-import { type HttpHarness, MCP_HEADERS, rawRequest, startHttp } from "./http-helpers.js";
+import { type HttpHarness, modernToolCall, rawRequest, startHttp } from "./http-helpers.js";
 
 const PROJECT = "5b0c7a52-3c1e-4f6a-9d2b-7e8f9a0b1c2d";
 const TASKS = { items: [{ id: "t1", title: "Write the docs" }], next_cursor: null };
@@ -26,23 +25,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-function modernCall(id: number) {
-  const params = {
-    name: "tasks_query",
-    arguments: { view: "list" },
-    _meta: { [PROTOCOL_VERSION_META_KEY]: "2026-07-28", [CLIENT_CAPABILITIES_META_KEY]: {} },
-  };
-  return {
-    method: "POST",
-    headers: {
-      ...MCP_HEADERS,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "tasks_query",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
-  };
-}
+const modernCall = (id: number) => modernToolCall(id, "tasks_query", { view: "list" });
 
 describe("HTTP 2026-07-28 on the wire", () => {
   it("answers a tool call as one JSON body with its Content-Length, not a chunked stream", async () => {

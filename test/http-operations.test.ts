@@ -50,21 +50,27 @@ describe("health and readiness", () => {
   });
 });
 
+/** A --stateless server with a whoami call waiting at its gated upstream. */
+async function withCallInFlight() {
+  const upstream = await startGatedUpstream({ projects: [] });
+  const harness = await startHttp(["--stateless"], {
+    workspaceApiKey: KEY,
+    workspaceBaseUrl: upstream.url,
+    analyticsBaseUrl: upstream.url,
+  });
+  const call = rawRequest(harness.url, {
+    method: "POST",
+    headers: MCP_HEADERS,
+    body: toolCallBody("whoami"),
+  });
+  await upstream.arrived(1);
+  return { upstream, harness, call };
+}
+
 describe("graceful close", () => {
   it("stops accepting at once, lets the call in flight finish, then closes", async () => {
-    const upstream = await startGatedUpstream({ projects: [] });
-    const harness = await startHttp(["--stateless"], {
-      workspaceApiKey: KEY,
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-    });
+    const { upstream, harness, call } = await withCallInFlight();
     try {
-      const call = rawRequest(harness.url, {
-        method: "POST",
-        headers: MCP_HEADERS,
-        body: toolCallBody("whoami"),
-      });
-      await upstream.arrived(1);
       let closed = false;
       const closing = harness.http.close().then(() => {
         closed = true;
@@ -122,20 +128,9 @@ async function beginRequest(port: number, head: string, payload = "") {
 
 describe("requests that reach a draining server", () => {
   it("/healthz and /readyz answer 503 draining; /mcp a JSON-RPC error; the connection closes", async () => {
-    const upstream = await startGatedUpstream({ projects: [] });
-    const harness = await startHttp(["--stateless"], {
-      workspaceApiKey: KEY,
-      workspaceBaseUrl: upstream.url,
-      analyticsBaseUrl: upstream.url,
-    });
+    const { upstream, harness, call } = await withCallInFlight();
     try {
-      // A call in flight keeps the drain going while the requests below arrive.
-      const call = rawRequest(harness.url, {
-        method: "POST",
-        headers: MCP_HEADERS,
-        body: toolCallBody("whoami"),
-      });
-      await upstream.arrived(1);
+      // The call in flight keeps the drain going while the requests below arrive.
       const port = harness.http.port;
       const host = "Host: 127.0.0.1";
       const body = toolCallBody("whoami", {}, 8);
