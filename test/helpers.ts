@@ -1,6 +1,6 @@
 // Test plumbing: a recording upstream on loopback, and the server reached by an SDK client, either in
 // memory (the tests of the tools) or over real streamable HTTP (the tests of the transport).
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -228,6 +228,32 @@ export async function startOnRecorder(
 
 /** A tool result as either SDK's client gives it (SDK v2 types structuredContent as unknown). */
 export type AnyCallToolResult = CallToolResult | V2CallToolResult;
+
+/** The child's JSON log lines as they come; `next(message)` waits for the first with that message. */
+export function logOf(child: ChildProcess) {
+  const lines: Record<string, unknown>[] = [];
+  let raw = "";
+  const waiters: { message: string; wake: (line: Record<string, unknown>) => void }[] = [];
+  child.stderr!.on("data", (chunk) => {
+    raw += chunk;
+    const complete = raw.split("\n");
+    raw = complete.pop() ?? "";
+    for (const text of complete.filter((line) => line.startsWith("{"))) {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.message === line.message)) waiter.wake(line);
+    }
+  });
+  return {
+    lines,
+    next: (message: string) =>
+      new Promise<Record<string, unknown>>((wake) => {
+        const seen = lines.find((line) => line.message === message);
+        if (seen) wake(seen);
+        else waiters.push({ message, wake });
+      }),
+  };
+}
 
 /** The text of a result's first content block. */
 export function textOf(result: AnyCallToolResult): string {

@@ -1,11 +1,12 @@
 // Operations: health and readiness probes, and shutdown that lets calls in flight finish (bounded), both
 // in-process and for the built server on SIGTERM.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { SERVER_VERSION } from "../src/version.js";
+import { CLI, logOf } from "./helpers.js";
 import {
   eventually,
   MCP_HEADERS,
@@ -16,7 +17,6 @@ import {
   toolCallBody,
 } from "./http-helpers.js";
 
-const CLI = new URL("../dist/cli.js", import.meta.url).pathname;
 const KEY = "operator-key-0123";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 
@@ -183,32 +183,6 @@ describe("requests that reach a draining server", () => {
     }
   });
 });
-
-/** Reads the child's JSON log lines as they come; `next(message)` waits for the first with that message. */
-function logOf(child: ChildProcess) {
-  const lines: Record<string, unknown>[] = [];
-  let raw = "";
-  const waiters: { message: string; wake: (line: Record<string, unknown>) => void }[] = [];
-  child.stderr!.on("data", (chunk) => {
-    raw += chunk;
-    const complete = raw.split("\n");
-    raw = complete.pop() ?? "";
-    for (const text of complete.filter((line) => line.startsWith("{"))) {
-      const line = JSON.parse(text) as Record<string, unknown>;
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.message === line.message)) waiter.wake(line);
-    }
-  });
-  return {
-    lines,
-    next: (message: string) =>
-      new Promise<Record<string, unknown>>((wake) => {
-        const seen = lines.find((line) => line.message === message);
-        if (seen) wake(seen);
-        else waiters.push({ message, wake });
-      }),
-  };
-}
 
 async function spawnServer(upstreamUrl: string, argv: string[] = []) {
   const child = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0", ...argv], {

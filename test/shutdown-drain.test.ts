@@ -2,12 +2,12 @@
 // 503 (or a closed connection) for anything new, every request already accepted gets its answer, and
 // no comment reaches the API without its answer reaching the client; over stdio, the calls already
 // read are answered before the process exits.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { CLI, childEnv, startRecorder } from "./helpers.js";
+import { CLI, childEnv, logOf, startRecorder } from "./helpers.js";
 import {
   initializeBody,
   MCP_HEADERS,
@@ -19,32 +19,6 @@ import {
 const KEY = "drain-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const TASK = "22222222-2222-4222-8222-222222222222";
-
-/** The child's JSON log lines as they come; `next(message)` waits for the first with that message. */
-function logOf(child: ChildProcess) {
-  const lines: Record<string, unknown>[] = [];
-  let raw = "";
-  const waiters: { message: string; wake: (line: Record<string, unknown>) => void }[] = [];
-  child.stderr!.on("data", (chunk) => {
-    raw += chunk;
-    const complete = raw.split("\n");
-    raw = complete.pop() ?? "";
-    for (const text of complete.filter((line) => line.startsWith("{"))) {
-      const line = JSON.parse(text) as Record<string, unknown>;
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.message === line.message)) waiter.wake(line);
-    }
-  });
-  return {
-    lines,
-    next: (message: string) =>
-      new Promise<Record<string, unknown>>((wake) => {
-        const seen = lines.find((line) => line.message === message);
-        if (seen) wake(seen);
-        else waiters.push({ message, wake });
-      }),
-  };
-}
 
 /** How one request ended, as its client saw it. */
 type Outcome =
