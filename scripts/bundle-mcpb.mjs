@@ -12,6 +12,7 @@ import { buildManifest, ENTRY_POINT } from "../dist/mcpb-manifest.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const listing = JSON.parse(readFileSync(join(root, "server.json"), "utf8"));
 const { values } = parseArgs({ options: { "out-dir": { type: "string", default: root } } });
 const output = join(values["out-dir"], `${pkg.name}-${pkg.version}.mcpb`);
 
@@ -65,7 +66,7 @@ try {
     },
     logLevel: "warning",
   });
-  writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(buildManifest(pkg), null, 2)}\n`);
+  writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(buildManifest(pkg, listing), null, 2)}\n`);
   copyFileSync(join(root, "LICENSE"), join(stage, "LICENSE"));
 
   mkdirSync(values["out-dir"], { recursive: true });

@@ -1,5 +1,5 @@
 // The manifest.json of the Claude Desktop bundle (`npm run bundle:mcpb`, docs/bundle.md), built from
-// package.json, the endpoint table and the settings table, so its version, tools and variables follow
+// package.json, server.json, the endpoint table and the settings table, so its version, tools and variables follow
 // the server's. A host shows `user_config` as a form and starts the server as `mcp_config` says.
 import { SETTINGS, type Setting } from "./config.js";
 import type { ApiName } from "./tools/definition.js";
@@ -14,6 +14,12 @@ export interface PackageFacts {
   homepage: string;
   repository: { type: string; url: string };
   engines: { node: string };
+}
+
+/** What the manifest takes from server.json, the MCP Registry's listing: the same title and summary. */
+export interface RegistryListing {
+  title: string;
+  description: string;
 }
 
 /** The manifest revision written: mcpb's default for new bundles, and it holds every field used here. */
@@ -130,15 +136,15 @@ function serverEnvironment(): Record<string, string> {
   );
 }
 
-export function buildManifest(pkg: PackageFacts) {
+export function buildManifest(pkg: PackageFacts, listing: RegistryListing) {
   const repository = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
   const owner = new URL(repository).pathname.split("/")[1] ?? pkg.name;
   return {
     manifest_version: MANIFEST_VERSION,
     name: pkg.name,
-    display_name: "Agent Workspace",
+    display_name: listing.title,
     version: pkg.version,
-    description: "Tasks, comments, agent runs and visibility analytics (GEO) of an agent workspace.",
+    description: listing.description,
     long_description:
       "Fourteen tools over two REST APIs: the agent-workspace API (tasks, comments, agent runs, attachments) and the visibility-analytics API (prompts, answers, citations, sentiment). Turn on the sandbox to try every tool on demo data without an account.",
     author: { name: owner, url: repository },

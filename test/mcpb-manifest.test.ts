@@ -7,8 +7,10 @@ import { type Config, parseCommandLine, SETTINGS } from "../src/config.js";
 import { buildManifest, ENTRY_POINT, MANIFEST_VERSION } from "../src/mcpb-manifest.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const manifest = MANIFEST_SCHEMAS[MANIFEST_VERSION].parse(buildManifest(pkg));
+const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
+const pkg = read("package.json");
+const listing = read("server.json");
+const manifest = MANIFEST_SCHEMAS[MANIFEST_VERSION].parse(buildManifest(pkg, listing));
 const BUNDLE_DIR = "/Applications/Claude/extensions/agent-workspace-mcp";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const WORKSPACE = "22222222-2222-4222-8222-222222222222";
@@ -32,7 +34,7 @@ async function started(
 
 describe("the bundle's manifest", () => {
   it("passes mcpb's schema with the package's name, version and Node range, and lists the endpoint table", () => {
-    expect(MANIFEST_SCHEMAS[MANIFEST_VERSION].safeParse(buildManifest(pkg)).success).toBe(true);
+    expect(MANIFEST_SCHEMAS[MANIFEST_VERSION].safeParse(buildManifest(pkg, listing)).success).toBe(true);
     expect([manifest.name, manifest.version, manifest.manifest_version]).toEqual([
       pkg.name,
       pkg.version,
