@@ -1,6 +1,7 @@
 // The manifest.json of the Claude Desktop bundle (`npm run bundle:mcpb`, docs/bundle.md), built from
-// package.json, server.json, the endpoint table and the settings table, so its version, tools and variables follow
-// the server's. A host shows `user_config` as a form and starts the server as `mcp_config` says.
+// package.json, server.json, the endpoint table and the settings table, so its version, tools and
+// variables follow the server's. A host shows `user_config` as a form and starts the server as
+// `mcp_config` says.
 import { SETTINGS, type Setting } from "./config.js";
 import type { ApiName } from "./tools/definition.js";
 import { ENDPOINTS } from "./tools/register.js";
@@ -108,7 +109,10 @@ const settingAt = (key: Setting["key"]): Setting => {
 
 const sentence = (text: string) => `${text[0]?.toUpperCase()}${text.slice(1)}.`;
 
-/** The host's form. A text field defaults to "": a host substitutes the default for a field left unset, and the server reads an empty variable as unset. */
+/**
+ * The host's form. A text field defaults to "": a host substitutes the default for a field left unset
+ * (else the placeholder itself), and the server reads an empty variable as unset.
+ */
 function userConfig() {
   return Object.fromEntries(
     Object.entries(FORM).map(([name, field]) => {
@@ -145,8 +149,7 @@ export function buildManifest(pkg: PackageFacts, listing: RegistryListing) {
     display_name: listing.title,
     version: pkg.version,
     description: listing.description,
-    long_description:
-      "Fourteen tools over two REST APIs: the agent-workspace API (tasks, comments, agent runs, attachments) and the visibility-analytics API (prompts, answers, citations, sentiment). Turn on the sandbox to try every tool on demo data without an account.",
+    long_description: `${ENDPOINTS.length} tools over two REST APIs: the agent-workspace API (tasks, comments, agent runs, attachments) and the visibility-analytics API (prompts, answers, citations, sentiment). Turn on the sandbox to try every tool on demo data without an account.`,
     author: { name: owner, url: repository },
     repository: { type: "git", url: repository },
     homepage: pkg.homepage,
