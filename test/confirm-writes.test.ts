@@ -61,6 +61,7 @@ async function connect(
   settings: Partial<UpstreamSettings>,
   era: Era,
   answer: Answer | "none",
+  manual = false,
 ): Promise<Harness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
@@ -75,6 +76,7 @@ async function connect(
     { name: "confirm-test", version: "1.0.0" },
     {
       capabilities: answer === "none" ? {} : { elicitation: { form: {} } },
+      ...(manual ? { inputRequired: { autoFulfill: false } } : {}),
       ...(era === "2026-07-28"
         ? { versionNegotiation: { mode: { pin: era } } }
         : { supportedProtocolVersions: [era] }),
@@ -205,6 +207,33 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("with --confirm-writes, a %
     expect(upstream.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
       "GET /api/v1/business/whoami",
     ]);
+  });
+});
+
+describe("a 2026-07-28 answer", () => {
+  it("counts only for the arguments it was asked about: a call back with other ones is asked again", async () => {
+    harness = await connect(on(true), "2026-07-28", () => ({ action: "accept", content: {} }), true);
+    const manual = (args: Record<string, unknown>, retry: Record<string, unknown> = {}) =>
+      harness!.client.callTool(
+        { name: "tasks_comments", arguments: args, ...retry },
+        { allowInputRequired: true },
+      );
+    const question = (await manual(ARGS)) as unknown as { resultType: string; requestState: string };
+    expect(question.resultType).toBe("input_required");
+    const accepted = {
+      inputResponses: { confirm_write: { action: "accept", content: {} } },
+      requestState: question.requestState,
+    };
+    const swapped = (await manual({ task_id: TASK, body: "Something else" }, accepted)) as unknown as {
+      resultType: string;
+      inputRequests: Record<string, { params: { message: string } }>;
+    };
+    expect(swapped.resultType).toBe("input_required");
+    expect(swapped.inputRequests.confirm_write?.params.message).toContain("body: Something else");
+    expect(upstream.requests).toEqual([]);
+    const result = await manual(ARGS, accepted);
+    expect(result.structuredContent).toEqual(COMMENT);
+    expectOneCommentSent();
   });
 });
 
