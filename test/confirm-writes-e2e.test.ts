@@ -2,6 +2,8 @@
 // eras (2026-07-28: the client calls again with the answer; 2025 session: the server's elicitation/create
 // rides the call's event stream and the answer comes back as a POST), a 2025 client of a --stateless
 // server cannot be asked and is refused, and the built CLI reads the setting on stdio.
+
+import { readFileSync } from "node:fs";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -11,6 +13,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_CONFIRMATION_CHARS } from "../src/tools/confirm.js";
 import { CLI, childEnv, type Recorder, startRecorder, textOf } from "./helpers.js";
 import { type HttpHarness, startHttp } from "./http-helpers.js";
 
@@ -158,6 +161,14 @@ describe("HTTP --stateless, a 2025 client", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("docs/confirm-writes.md", () => {
+  it("shows the question these tests see, and the bound the server keeps", () => {
+    const page = readFileSync(new URL("../docs/confirm-writes.md", import.meta.url), "utf8");
+    expect(page).toContain(`\`\`\`text\n${SHOWN}\n\`\`\``);
+    expect(page).toContain(`A question longer than ${MAX_CONFIRMATION_CHARS} characters is not asked`);
   });
 });
 

@@ -275,6 +275,11 @@ describe("confirmation text", () => {
   it("reveals controls, format and variation-selector characters, and leaves visible text alone", () => {
     const benign = "Tab\there, CRLF\r\nfamily 👨‍👩‍👧 keycap 1️⃣ skin 👍🏽‍ عربى עברית देवनागरी `code`";
     expect(revealInvisible(benign)).toEqual({ shown: benign.replace("👍🏽‍", "👍🏽<U+200D>"), hidden: 1 });
+    // Joiners inside words are written out too (in the question only): "क्‍ष" with a ZWJ.
+    expect(revealInvisible("\u0915\u094D\u200D\u0937")).toEqual({
+      shown: "\u0915\u094D<U+200D>\u0937",
+      hidden: 1,
+    });
     expect(revealInvisible("a\u202Eb\u0007c\rd\u{FE01}e\u{E0100}\u2066")).toEqual({
       shown: "a<U+202E>b<U+0007>c<U+000D>d<U+FE01>e<U+E0100><U+2066>",
       hidden: 6,
