@@ -71,7 +71,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       report: clientLog.reporter(ctx),
       signal: ctx.mcpReq.signal,
       onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-      confirm: confirmChannel(server, ctx),
+      confirm: upstreams.settings.confirmWrites ? confirmChannel(server, ctx) : undefined,
     }),
   );
   return server;

@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -172,27 +173,42 @@ describe("docs/confirm-writes.md", () => {
   });
 });
 
+/** The built CLI's stdio, with the recorder as both APIs and `extra` on top. */
+const stdioServer = (args: string[], extra: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [CLI, ...args],
+  env: childEnv({
+    WORKSPACE_BASE_URL: upstream.url,
+    ANALYTICS_BASE_URL: upstream.url,
+    WORKSPACE_API_KEY: KEY,
+    WORKSPACE_PROJECT_ID: PROJECT,
+    ...extra,
+  }),
+  stderr: "ignore" as const,
+});
+
 describe("stdio, the built CLI", () => {
+  it("a 2025 client (SDK 1.x) that declines: asked, nothing sent", async () => {
+    const asked: string[] = [];
+    const client = legacyClient("decline", asked);
+    await client.connect(new LegacyStdioTransport(stdioServer(["--confirm-writes"])));
+    try {
+      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(asked).toEqual([SHOWN]);
+      expect(result.structuredContent).toEqual({ sent: false, decision: "declined" });
+      expect(commentPosts()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it.each([
     ["--confirm-writes", ["--confirm-writes"], {}],
     ["MCP_CONFIRM_WRITES=1", [], { MCP_CONFIRM_WRITES: "1" }],
   ])("%s: asked, and on accept exactly one comment is sent", async (_name, args, env) => {
     const asked: string[] = [];
     const client = modernClient("accept", asked);
-    await client.connect(
-      new ModernStdioTransport({
-        command: process.execPath,
-        args: [CLI, ...args],
-        env: childEnv({
-          WORKSPACE_BASE_URL: upstream.url,
-          ANALYTICS_BASE_URL: upstream.url,
-          WORKSPACE_API_KEY: KEY,
-          WORKSPACE_PROJECT_ID: PROJECT,
-          ...env,
-        }),
-        stderr: "ignore",
-      }),
-    );
+    await client.connect(new ModernStdioTransport(stdioServer(args, env)));
     try {
       await client.callTool({ name: "tasks_comments", arguments: ARGS });
       expect(asked).toEqual([SHOWN]);

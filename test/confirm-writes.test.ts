@@ -60,7 +60,7 @@ interface Harness {
 async function connect(
   settings: Partial<UpstreamSettings>,
   era: Era,
-  answer: Answer | "none",
+  answer: Answer | "none" | "url only",
   manual = false,
 ): Promise<Harness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
@@ -75,7 +75,8 @@ async function connect(
   const client = new V2Client(
     { name: "confirm-test", version: "1.0.0" },
     {
-      capabilities: answer === "none" ? {} : { elicitation: { form: {} } },
+      capabilities:
+        answer === "none" ? {} : { elicitation: answer === "url only" ? { url: {} } : { form: {} } },
       ...(manual ? { inputRequired: { autoFulfill: false } } : {}),
       ...(era === "2026-07-28"
         ? { versionNegotiation: { mode: { pin: era } } }
@@ -83,7 +84,7 @@ async function connect(
     },
   );
   const asked: ElicitRequest["params"][] = [];
-  if (answer !== "none") {
+  if (typeof answer === "function") {
     client.setRequestHandler("elicitation/create", async (request) => {
       const { _meta, ...params } = request.params; // 2025: the SDK's own progress token
       asked.push(params);
@@ -167,15 +168,18 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("with --confirm-writes, a %
     },
   );
 
-  it("without the elicitation capability: refused, naming the setting, nothing sent", async () => {
-    harness = await connect(on(true), era, "none");
-    const result = await call();
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe(
-      "tasks_comments: not sent. This server asks the person to confirm every call that creates data (MCP_CONFIRM_WRITES / --confirm-writes), and this client did not declare the elicitation capability (form mode). Tell the person; they can post it themselves, use a client that supports elicitation, or have the operator turn the setting off.",
-    );
-    expect(upstream.requests).toEqual([]);
-  });
+  it.each(["none", "url only"] as const)(
+    "with elicitation %s: refused, naming the setting, nothing sent",
+    async (declared) => {
+      harness = await connect(on(true), era, declared);
+      const result = await call();
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        "tasks_comments: not sent. This server asks the person to confirm every call that creates data (MCP_CONFIRM_WRITES / --confirm-writes), and this client did not declare the elicitation capability (form mode). Tell the person; they can post it themselves, use a client that supports elicitation, or have the operator turn the setting off.",
+      );
+      expect(upstream.requests).toEqual([]);
+    },
+  );
 
   it("cancelled while the person is being asked: nothing is sent, then or later", async () => {
     let asked!: () => void;
