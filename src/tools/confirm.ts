@@ -37,9 +37,10 @@ export function confirmChannel(server: Server, ctx: ServerContext): ConfirmChann
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const state = ctx.mcpReq.requestState();
   return {
-    // A 2026-07-28 request carries its capabilities; a 2025 one relies on its initialize.
+    // A 2026-07-28 request carries its capabilities (none given: none declared); a 2025 one relies on
+    // its initialize, which a request without a session (--stateless) never had.
     declared: envelope
-      ? (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+      ? ((envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {})
       : server.getClientCapabilities(),
     responses: ctx.mcpReq.inputResponses,
     state: typeof state === "string" ? state : undefined,
