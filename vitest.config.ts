@@ -9,6 +9,7 @@ const E2E = [
   "test/hostile-input.test.ts",
   "test/key-scrub.test.ts",
   "test/resilience-cancel.test.ts",
+  "test/confirm-writes-e2e.test.ts",
   "test/selection.test.ts",
   "test/e2e.test.ts",
   "test/eras.test.ts",

@@ -28,6 +28,8 @@ export interface UpstreamSettings {
   responseFormat?: "concise" | "full";
   /** Token budget of a concise answer; a full one gets at least 20,000 (default: 8000). */
   maxResultTokens?: number;
+  /** Ask the person (elicitation) before any call that creates data is sent (src/tools/confirm.ts). */
+  confirmWrites?: boolean;
 }
 
 export interface HttpSettings {
@@ -248,6 +250,14 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     default: false,
     section: "Options",
     help: "hide the tools that create data",
+  },
+  "upstream.confirmWrites": {
+    flag: "confirm-writes",
+    env: "MCP_CONFIRM_WRITES",
+    kind: onOff,
+    default: false,
+    section: "Options",
+    help: "ask the person before a call that creates data is sent",
   },
   "upstream.responseFormat": {
     flag: "response-format",

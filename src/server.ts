@@ -11,6 +11,7 @@ import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { callTool } from "./tools/call.js";
+import { confirmChannel } from "./tools/confirm.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -70,6 +71,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       report: clientLog.reporter(ctx),
       signal: ctx.mcpReq.signal,
       onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      confirm: upstreams.settings.confirmWrites ? confirmChannel(server, ctx) : undefined,
     }),
   );
   return server;

@@ -2,6 +2,7 @@
 import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
 import type { Report } from "../log.js";
+import type { ConfirmChannel } from "../tools/confirm.js";
 import type { EndpointDefinition } from "../tools/definition.js";
 import { AnalyticsClient } from "./analytics.js";
 import type { UpstreamJson } from "./http.js";
@@ -19,6 +20,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Told before each wait for a retry (the MCP progress notification, when the client asked). */
   onRetry?: (notice: RetryNotice) => void;
+  /** How to ask the person before a write, with --confirm-writes (tools/confirm.ts). */
+  confirm?: ConfirmChannel;
 }
 
 /** The part of a call's context the upstream clients read. */

@@ -1,10 +1,16 @@
 // The call path of every tool: check the arguments, forward them to the API, shape the answer.
 // Whatever fails on the way becomes an `isError` result that says what to do next; only a call the
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
-import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
 import type { CallContext, Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
 import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
+import { holdForConfirmation } from "./confirm.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";
@@ -42,7 +48,7 @@ export async function callTool(
   name: string,
   rawArguments: Record<string, unknown> | undefined,
   context: CallContext,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | InputRequiredResult> {
   const { enabled, report } = context;
   const tool = PREPARED_TOOLS.get(name);
   if (!tool || !enabled.has(name)) {
@@ -63,9 +69,15 @@ export async function callTool(
       ),
     );
   }
+  const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
+  if (upstreams.settings.confirmWrites && !definition.readOnly) {
+    const { workspaceProjectId, analyticsProjectId } = upstreams.settings;
+    const defaultProject = definition.api === "workspace" ? workspaceProjectId : analyticsProjectId;
+    const held = holdForConfirmation(definition, forwarded, context.confirm, report, defaultProject);
+    if (held) return held;
+  }
   const started = performance.now();
   try {
-    const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
     const { value, text } = await upstreams.call(definition, forwarded, context);
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
     // MCP wants an object: any other JSON is wrapped once (and its own text no longer fits it).

@@ -1,6 +1,6 @@
 // What answers cost, measured on the sandbox: a fixed set of typical calls, each made in both forms
 // through the real call path. Shared by `npm run tool-size` and the tests that bound the figures.
-import type { Tool } from "@modelcontextprotocol/server";
+import { isInputRequiredResult, type Tool } from "@modelcontextprotocol/server";
 import { createDispatcher } from "../clients/http.js";
 import { createUpstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
@@ -142,6 +142,7 @@ export async function measureCalls(
       enabled: ALL_TOOL_NAMES,
       report: () => {},
     });
+    if (isInputRequiredResult(result)) throw new Error(`${tool} asked for input`);
     const block = result.content[0];
     if (result.isError || block?.type !== "text")
       throw new Error(`${tool} failed: ${JSON.stringify(result)}`);
