@@ -1,5 +1,5 @@
-// `npm run docs`: writes the parts of docs/*.md that restate the code (the per-tool reference, the
-// error texts) between
+// `npm run docs`: writes the parts of README.md and docs/*.md that restate the code (the tools table,
+// the per-tool reference, the error texts, every figure `npm run tool-size` prints) between
 // `<!-- generated: NAME -->` and `<!-- end -->`. The prose around them is hand-written and left alone.
 // `test/docs-generated.test.ts` runs the same generator on the sources and fails when a file differs.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -30,6 +30,15 @@ const cell = (text) => String(text).replaceAll("|", "\\|").replaceAll("\n", " ")
 const row = (cells) => `| ${cells.map(cell).join(" | ")} |`;
 const code = (text) => `\`${text}\``;
 const number = (n) => n.toLocaleString("en-US");
+
+// ---------------------------------------------------------------- the tools table (README)
+function toolsTable({ register }) {
+  return [
+    "| tool | what it does | REST endpoint |",
+    "|---|---|---|",
+    ...register.ENDPOINTS.map((e) => row([code(e.name), e.summary, `${e.method} ${code(e.path)}`])),
+  ].join("\n");
+}
 
 // ---------------------------------------------------------------- the per-tool reference
 /** An argument's type as the published JSON Schema gives it. */
@@ -257,6 +266,7 @@ const FAILURE_CONDITIONS = ["429", "502", "hung", "connection reset", "`tasks_co
 /** Each file's generated sections, by name. */
 export async function generatedSections(modules) {
   return {
+    "README.md": { tools: toolsTable(modules) },
     "docs/tools.md": { reference: toolReference(modules), errors: errorTable(modules) },
     "docs/failure-behaviour.md": { errors: errorTable(modules, FAILURE_CONDITIONS) },
   };

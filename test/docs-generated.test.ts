@@ -16,7 +16,7 @@ import * as schemas from "../src/tools/schemas.js";
 import * as selection from "../src/tools/selection.js";
 
 const ROOT = new URL("../", import.meta.url);
-const FILES = ["docs/tools.md", "docs/failure-behaviour.md"];
+const FILES = ["README.md", "docs/tools.md", "docs/failure-behaviour.md"];
 const modules = { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas };
 
 describe("generated docs", () => {
