@@ -8,7 +8,8 @@ export type DocModules = Record<
   | "retry"
   | "contextCost"
   | "selection"
-  | "schemas",
+  | "schemas"
+  | "tokens",
   unknown
 >;
 export function loadCode(dir: string): Promise<DocModules>;

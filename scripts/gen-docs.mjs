@@ -4,13 +4,14 @@
 // `test/docs-generated.test.ts` runs the same generator on the sources and fails when a file differs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { measureFigures } from "./figures.mjs";
 
 const ROOT = new URL("../", import.meta.url);
 
 /** The modules the docs are made from, from dist/ (this script) or src/ (the test). */
 export async function loadCode(dir) {
   const load = (path) => import(new URL(`${dir}/${path}`, ROOT).href);
-  const [register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas] =
+  const [register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens] =
     await Promise.all([
       load("tools/register.js"),
       load("tools/answers.js"),
@@ -21,8 +22,9 @@ export async function loadCode(dir) {
       load("tools/context-cost.js"),
       load("tools/selection.js"),
       load("tools/schemas.js"),
+      load("tools/tokens.js"),
     ]);
-  return { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas };
+  return { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens };
 }
 
 // ---------------------------------------------------------------- markdown helpers
@@ -262,12 +264,98 @@ function errorTable(modules, only) {
 /** The upstream failures docs/failure-behaviour.md is about: bounds, retries and what they end in. */
 const FAILURE_CONDITIONS = ["429", "502", "hung", "connection reset", "`tasks_comments`", "body over", "2xx"];
 
+// ---------------------------------------------------------------- figures (npm run tool-size)
+function toolSizeText(figures) {
+  const all = figures.toolsets.at(-1);
+  return `What a model sees of the ${all.tools} tools (names, descriptions and input schemas, compact JSON) is **${number(all.bytes)} bytes**, ${number(all.o200k)} o200k tokens; the whole \`tools/list\` answer, with output schemas and annotations, is ${number(all.wholeBytes)} bytes.`;
+}
+
+function toolsetTable(figures) {
+  return [
+    "| toolset | tools | definitions, bytes | o200k tokens | whole tools/list, bytes |",
+    "|---|---:|---:|---:|---:|",
+    ...figures.toolsets.map((t) =>
+      row([t.label, t.tools, number(t.bytes), number(t.o200k), number(t.wholeBytes)]),
+    ),
+  ].join("\n");
+}
+
+const leftOut = (n, what) => (n ? `, ${number(n)} ${what} left out` : "");
+
+function callTable(figures) {
+  const all = figures.toolsets.at(-1);
+  return [
+    "| o200k tokens (sandbox) | upstream body | concise (default) | full | concise / upstream | bound |",
+    "|---|---:|---:|---:|---:|---:|",
+    row([
+      `the ${all.tools} tool definitions (name, description, input schema)`,
+      "",
+      number(all.o200k),
+      number(all.o200k),
+      "",
+      "",
+    ]),
+    ...figures.calls.map((c) =>
+      row([
+        c.label,
+        number(c.upstream),
+        `${number(c.concise)}${leftOut(c.leftOutConcise, "rows")}`,
+        `${number(c.full)}${leftOut(c.leftOutFull, "rows")}`,
+        `${c.share} %`,
+        `${c.bound} %`,
+      ]),
+    ),
+  ].join("\n");
+}
+
+/** How far the run-time estimate and Claude's count are from o200k on the typical calls' texts. */
+function ratioText(figures) {
+  const range = (key) => {
+    const ratios = figures.calls.flatMap((c) => c[key]).map((r) => Math.round((r - 1) * 100));
+    return `${Math.min(...ratios)} to ${Math.max(...ratios)} %`;
+  };
+  const texts = figures.calls.length * 3;
+  return `On the ${texts} texts of the typical calls above (upstream body, full and concise answer of each), the estimate is ${range("estimateRatios")} above o200k, and Claude's tokenizer counts ${range("claudeRatios")} more than o200k.`;
+}
+
+/** README's short form: the definitions and the calls it names. */
+function readmeCostTable(figures) {
+  const all = figures.toolsets.at(-1);
+  const pick = [
+    "tasks_query list (default page of 50)",
+    "tasks_query list, page of 100",
+    "geo_reports_sentiments by topic, model and date",
+  ];
+  return [
+    "| o200k tokens (sandbox) | upstream body | concise | full |",
+    "|---|---:|---:|---:|",
+    row([`the ${all.tools} tool definitions`, "", number(all.o200k), number(all.o200k)]),
+    ...pick
+      .map((label) => figures.calls.find((c) => c.label === label))
+      .map((c) =>
+        row([
+          c.label,
+          number(c.upstream),
+          `${number(c.concise)}${leftOut(c.leftOutConcise, "rows")}`,
+          `${number(c.full)}${leftOut(c.leftOutFull, "rows")}`,
+        ]),
+      ),
+  ].join("\n");
+}
+
 // ---------------------------------------------------------------- the files
 /** Each file's generated sections, by name. */
 export async function generatedSections(modules) {
+  const figures = await measureFigures(modules);
   return {
-    "README.md": { tools: toolsTable(modules) },
-    "docs/tools.md": { reference: toolReference(modules), errors: errorTable(modules) },
+    "README.md": { tools: toolsTable(modules), "context-cost": readmeCostTable(figures) },
+    "docs/tools.md": {
+      "tool-size": toolSizeText(figures),
+      reference: toolReference(modules),
+      errors: errorTable(modules),
+      toolsets: toolsetTable(figures),
+    },
+    "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
     "docs/failure-behaviour.md": { errors: errorTable(modules, FAILURE_CONDITIONS) },
   };
 }

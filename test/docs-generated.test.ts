@@ -14,10 +14,22 @@ import * as errors from "../src/tools/errors.js";
 import * as register from "../src/tools/register.js";
 import * as schemas from "../src/tools/schemas.js";
 import * as selection from "../src/tools/selection.js";
+import * as tokens from "../src/tools/tokens.js";
 
 const ROOT = new URL("../", import.meta.url);
-const FILES = ["README.md", "docs/tools.md", "docs/failure-behaviour.md"];
-const modules = { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas };
+const FILES = ["README.md", "docs/tools.md", "docs/context-cost.md", "docs/failure-behaviour.md"];
+const modules = {
+  register,
+  answers,
+  errors,
+  clientErrors,
+  config,
+  retry,
+  contextCost,
+  selection,
+  schemas,
+  tokens,
+};
 
 describe("generated docs", () => {
   let docs: Record<string, string>;
