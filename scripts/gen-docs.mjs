@@ -356,7 +356,17 @@ export async function generatedSections(modules) {
       toolsets: toolsetTable(figures),
     },
     "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
-    "docs/failure-behaviour.md": { errors: errorTable(modules, FAILURE_CONDITIONS) },
+    "docs/failure-behaviour.md": {
+      progress: code(
+        modules.retry.describeRetry({
+          attempt: 1,
+          maxAttempts: modules.retry.MAX_ATTEMPTS,
+          delayMs: 400,
+          reason: "upstream answered 503",
+        }),
+      ),
+      errors: errorTable(modules, FAILURE_CONDITIONS),
+    },
   };
 }
 
