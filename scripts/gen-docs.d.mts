@@ -9,9 +9,11 @@ export type DocModules = Record<
   | "contextCost"
   | "selection"
   | "schemas"
-  | "tokens",
+  | "tokens"
+  | "benchLines",
   unknown
 >;
-export function loadCode(dir: string): Promise<DocModules>;
+/** The modules of src/ as built in `dir` (all but benchLines, which comes from the bench's build). */
+export function loadCode(dir: string): Promise<Omit<DocModules, "benchLines">>;
 /** Every generated file as it should read: file name → text. */
 export function generatedDocs(modules: DocModules): Promise<Record<string, string>>;

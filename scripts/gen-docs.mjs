@@ -1,5 +1,6 @@
-// `npm run docs`: writes the parts of README.md and docs/*.md that restate the code (the tools table,
-// the per-tool reference, the error texts, every figure `npm run tool-size` prints) between
+// `npm run docs`: writes the parts of README.md, docs/*.md and bench/README.md that restate the code
+// (the tools table, the per-tool reference, the error texts, every figure `npm run tool-size` prints,
+// the bench's lines) between
 // `<!-- generated: NAME -->` and `<!-- end -->`. The prose around them is hand-written and left alone.
 // `test/docs-generated.test.ts` runs the same generator on the sources and fails when a file differs.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -356,6 +357,8 @@ export async function generatedSections(modules) {
       toolsets: toolsetTable(figures),
     },
     "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
+    "bench/README.md": { lines: modules.benchLines.linesTable() },
+    "docs/performance.md": { lines: modules.benchLines.linesTable() },
     "docs/failure-behaviour.md": {
       progress: code(
         modules.retry.describeRetry({
@@ -393,7 +396,9 @@ export async function generatedDocs(modules) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const docs = await generatedDocs(await loadCode("dist"));
+  // The bench's lines come from its own build (tsc -p bench, which npm run docs runs first).
+  const benchLines = await import(new URL("bench/.out/bench/lines.js", ROOT).href);
+  const docs = await generatedDocs({ ...(await loadCode("dist")), benchLines });
   for (const [file, text] of Object.entries(docs)) {
     if (readFileSync(new URL(file, ROOT), "utf8") === text) continue;
     writeFileSync(new URL(file, ROOT), text);

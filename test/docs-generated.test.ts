@@ -3,6 +3,7 @@
 // run on the sources here, it must give the files as committed.
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
+import * as benchLines from "../bench/lines.js";
 import { generatedDocs } from "../scripts/gen-docs.mjs";
 import * as clientErrors from "../src/clients/errors.js";
 import * as retry from "../src/clients/retry.js";
@@ -19,7 +20,14 @@ import * as selection from "../src/tools/selection.js";
 import * as tokens from "../src/tools/tokens.js";
 
 const ROOT = new URL("../", import.meta.url);
-const FILES = ["README.md", "docs/tools.md", "docs/context-cost.md", "docs/failure-behaviour.md"];
+const FILES = [
+  "README.md",
+  "docs/tools.md",
+  "docs/context-cost.md",
+  "docs/failure-behaviour.md",
+  "docs/performance.md",
+  "bench/README.md",
+];
 const modules = {
   register,
   answers,
@@ -31,6 +39,7 @@ const modules = {
   selection,
   schemas,
   tokens,
+  benchLines,
 };
 
 describe("generated docs", () => {
