@@ -81,7 +81,7 @@ function argumentRows(schema, prefix, parentRequired, rows) {
         typeOf(field),
         rules.join("; "),
         field.default === undefined ? "" : code(JSON.stringify(field.default)),
-        field.description ?? "",
+        [field.description, items?.description && `Each: ${items.description}`].filter(Boolean).join(" "),
       ]),
     );
     const isRequired = required.has(key) && (prefix === "" || parentRequired);
@@ -131,7 +131,7 @@ function conciseText(code_, definition, inputSchema) {
 function unpublishedText({ schemas }, definition) {
   const names = Object.entries(definition.input.shape)
     .filter(([, field]) => schemas.UNPUBLISHED.has(field))
-    .map(([name, field]) => `${code(name)} (${field.description})`);
+    .map(([name, field]) => `${code(name)} (${field.description.replace(/\.$/, "")})`);
   return names.length ? `Also accepted, not published: ${names.join(", ")}.` : undefined;
 }
 
