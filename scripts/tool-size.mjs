@@ -1,44 +1,27 @@
 // What this server costs a model's context, in o200k tokens (gpt-tokenizer) and Claude's count
 // (@anthropic-ai/tokenizer): the tool definitions per tool and per toolset, and a fixed set of typical
 // calls on the sandbox in both forms. Reads the built server: `npm run tool-size` builds it first.
-import { countTokens as claudeTokens } from "@anthropic-ai/tokenizer";
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { definitionText, measureCalls, TYPICAL_CALLS } from "../dist/tools/context-cost.js";
-import { toolListFor } from "../dist/tools/register.js";
-import { selectTools } from "../dist/tools/selection.js";
+// `npm run docs` writes the same figures (scripts/figures.mjs) into the docs.
+import { measureFigures } from "./figures.mjs";
+import { loadCode } from "./gen-docs.mjs";
 
-const o200k = (text) => encode(text).length;
 const format = (n) => n.toLocaleString("en-US");
 const row = (cells) => console.log(`| ${cells.join(" | ")} |`);
+const code = await loadCode("dist");
+const figures = await measureFigures(code);
 
 console.log("## Tool definitions (name, description, input schema)\n");
 row(["tool", "bytes", "o200k", "Claude"]);
 row(["---", "---:", "---:", "---:"]);
-for (const tool of toolListFor(selectTools({ readOnly: false })).tools) {
-  const text = definitionText([tool]);
-  row([tool.name, format(Buffer.byteLength(text)), format(o200k(text)), format(claudeTokens(text))]);
+for (const tool of figures.definitions) {
+  row([tool.name, format(tool.bytes), format(tool.o200k), format(tool.claude)]);
 }
 
 console.log("\n## Per toolset\n");
 row(["toolset", "tools", "bytes", "o200k", "Claude", "whole tools/list bytes"]);
 row(["---", "---:", "---:", "---:", "---:", "---:"]);
-for (const [label, selection] of [
-  ["workspace", { toolsets: ["workspace"], readOnly: false }],
-  ["workspace, read-only", { toolsets: ["workspace"], readOnly: true }],
-  ["analytics", { toolsets: ["analytics"], readOnly: false }],
-  ["all (default)", { readOnly: false }],
-]) {
-  const list = toolListFor(selectTools(selection));
-  const text = definitionText(list.tools);
-  const whole = Buffer.byteLength(JSON.stringify(list));
-  row([
-    label,
-    list.tools.length,
-    format(Buffer.byteLength(text)),
-    format(o200k(text)),
-    format(claudeTokens(text)),
-    format(whole),
-  ]);
+for (const t of figures.toolsets) {
+  row([t.label, t.tools, format(t.bytes), format(t.o200k), format(t.claude), format(t.wholeBytes)]);
 }
 
 console.log("\n## Typical calls on the sandbox (the text block a model reads)\n");
@@ -53,20 +36,19 @@ row([
   "rows left out (full / concise)",
 ]);
 row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]);
-for (const call of await measureCalls(TYPICAL_CALLS)) {
-  const before = o200k(call.upstream);
-  const concise = o200k(call.concise.text);
+for (const call of figures.calls) {
   row([
     call.label,
-    format(before),
-    format(o200k(call.full.text)),
-    format(concise),
-    format(claudeTokens(call.concise.text)),
-    `${Math.round((100 * concise) / before)} %`,
-    `${Math.round(100 * call.conciseShare)} %`,
-    `${call.full.leftOut ?? 0} / ${call.concise.leftOut ?? 0}`,
+    format(call.upstream),
+    format(call.full),
+    format(call.concise),
+    format(call.conciseClaude),
+    `${call.share} %`,
+    `${call.bound} %`,
+    `${call.leftOutFull} / ${call.leftOutConcise}`,
   ]);
 }
+const { DEFAULT_MAX_RESULT_TOKENS, FULL_RESULT_TOKENS } = code.answers;
 console.log(
-  "\nTokens: o200k unless marked Claude. Budgets: concise 8,000, full 20,000 (estimated, see docs/context-cost.md).",
+  `\nTokens: o200k unless marked Claude. Budgets: concise ${format(DEFAULT_MAX_RESULT_TOKENS)}, full ${format(FULL_RESULT_TOKENS)} (estimated, see docs/context-cost.md).`,
 );

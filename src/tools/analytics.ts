@@ -28,6 +28,7 @@ interface AnalyticsListing {
   name: string;
   title: string;
   path: string;
+  summary: string;
   description: string;
   metrics: Metrics;
   sortFields: SortFields;
@@ -113,6 +114,11 @@ function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
     path: listing.path,
     projectScoped: true,
     readOnly: true,
+    summary: listing.summary,
+    checks: [
+      "`comparison_start_date` and `comparison_end_date` come together.",
+      `\`filters\`: only this tool's filter names (${Object.keys(allowedFilters).join(", ")}), each value of the type \`filters\` gives it or a list of them; \`advanced_filters\` conditions name those filters too.`,
+    ],
     description: `${listing.description} Concise: data as {columns, rows}${listing.keep ? ` of ${listing.keep.join(", ")}` : ""}${listing.cut ? ` (${listing.cut.join(", ")} cut)` : ""}.`,
     input,
     output: listingOutput(listing.row),
@@ -129,6 +135,7 @@ export const analyticsEndpoints = defineEndpoints([
     path: "/v2/geo/business/projects",
     projectScoped: false,
     readOnly: true,
+    summary: "analytics projects (the `project_id`s of the geo_ tools)",
     description:
       "The analytics projects this key can read (`data[]`: id, name, url, created_at). Call it first: `id` is the project_id of every other geo_ tool. Concise: `data` as {columns, rows}.",
     input: z.strictObject({}),
@@ -142,6 +149,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_prompts",
     title: "Tracked prompts",
     path: "/v2/geo/business/prompts",
+    summary: "tracked prompts, with answers metrics",
     description: "Tracked prompts (queries) of a project.",
     metrics: { all: ["answers_count", "answers"] },
     sortFields: { all: ["answers_count", "answers", "name", "search_volume"] },
@@ -154,6 +162,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_tags",
     title: "Prompt tags",
     path: "/v2/geo/business/tags",
+    summary: "tags on prompts, with query and competitor metrics",
     description: "Tags: custom labels on prompts.",
     metrics: { all: ["query_count", "competitor_count", "queries", "competitors"] },
     sortFields: { all: ["query_count", "competitor_count", "queries", "competitors", "name"] },
@@ -165,6 +174,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_topics",
     title: "Prompt topics",
     path: "/v2/geo/business/topics",
+    summary: "topics grouping prompts, with prompt metrics",
     description: "Topics: categories grouping prompts.",
     metrics: { all: ["prompts_count", "prompts"] },
     sortFields: { all: ["prompts_count", "prompts", "name"] },
@@ -175,6 +185,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_models",
     title: "Answer models",
     path: "/v2/geo/business/models",
+    summary: "AI models answering the prompts",
     description: "AI models answering the project's prompts.",
     metrics: { seen: "none documented" },
     sortFields: { seen: "visibility_score" },
@@ -184,6 +195,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_websites",
     title: "Websites",
     path: "/v2/geo/business/websites",
+    summary: "websites seen in answers",
     description: "Websites seen in answers.",
     metrics: { seen: "mentions_count, visibility_score" },
     sortFields: { seen: "a metric name" },
@@ -193,6 +205,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_citations",
     title: "Citations",
     path: "/v2/geo/business/citations",
+    summary: "pages cited in answers",
     description: "Pages cited in answers.",
     metrics: "none",
     sortFields: { seen: "not documented" },
@@ -202,6 +215,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_keywords",
     title: "Keywords",
     path: "/v2/geo/business/keywords",
+    summary: "keywords found in answers, with theme metrics",
     description: "Keywords found in answers.",
     metrics: { all: ["website_count", "subtheme_count", "theme_count"] },
     sortFields: { seen: "a metric name" },
@@ -217,6 +231,7 @@ export const analyticsEndpoints = defineEndpoints([
     name: "geo_reports_sentiments",
     title: "Sentiment report",
     path: "/v2/geo/reports/sentiments",
+    summary: "sentiment report by dimensions and measures",
     description: "Sentiment report: a row per value of the dimensions, with the measures.",
     metrics: "none",
     sortFields: { seen: "a dimension or measure" },

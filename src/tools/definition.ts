@@ -20,6 +20,13 @@ export interface EndpointDefinition {
   /** False only for endpoints that create data: they are annotated, and retried, differently. */
   readOnly: boolean;
   description: string;
+  /** Documentation only, never published: what the tool does in a few words (README's tools table). */
+  summary: string;
+  /**
+   * Documentation only, never published: what `input`'s refinements check beyond the published
+   * schema, in words, for the reference in docs/tools.md (`npm run docs`).
+   */
+  checks?: readonly string[];
   /** Arguments as the assistant sends them: the REST body fields, plus the routing ids. */
   input: z.ZodObject;
   /** The response shape the spec gives, lenient (see schemas.ts). */

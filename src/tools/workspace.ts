@@ -112,6 +112,10 @@ const RUN_SCOPE_NEEDS = {
   run_progress: ["task_id", "run_id"],
 } as const;
 
+const RUN_SCOPE_CHECKS = Object.entries(RUN_SCOPE_NEEDS).map(
+  ([scope, fields]) => `Scope \`${scope}\` needs ${fields.map((field) => `\`${field}\``).join(" and ")}.`,
+);
+
 const agentRunsQueryInput = z
   .strictObject({
     ...routing,
@@ -147,6 +151,11 @@ const downloadUrlShape = {
     .optional()
     .describe("Sends comment_id under this name, if a 422 asks for another."),
 };
+
+const DOWNLOAD_URL_CHECKS = [
+  "`task_id` is required when `target` is `task`.",
+  "`comment_id_name` needs `comment_id`, and may not name an argument of this tool.",
+];
 
 const downloadUrlInput = z
   .strictObject(downloadUrlShape)
@@ -184,6 +193,7 @@ export const workspaceEndpoints = defineEndpoints([
     path: "/api/v1/business/whoami",
     projectScoped: false,
     readOnly: true,
+    summary: "caller's identity, teams and projects (the `project_id`s of the workspace tools)",
     description:
       "The caller's identity, teams and `projects` of the active workspace. Call it first: each `projects[].id` is a project_id for the other workspace tools.",
     input: z.strictObject({ workspace_id: workspaceId }),
@@ -198,6 +208,8 @@ export const workspaceEndpoints = defineEndpoints([
     path: "/api/v1/business/tasks/query",
     projectScoped: true,
     readOnly: true,
+    summary: "list tasks (cursor pages) or count them grouped by a field",
+    checks: ["`group_by` is required when `view` is `counts`."],
     description:
       "List a project's tasks (view `list`: items, has_more, next_cursor, which query.pagination.cursor takes) or count them (view `counts`, group_by). Status seen: backlog; priority: urgent. Concise tasks: id, identifier, title, status, priority, assignee_type/_id, due_date, comment and subtask counts, nulls left out; the rest with full.",
     input: tasksQueryInput,
@@ -218,6 +230,7 @@ export const workspaceEndpoints = defineEndpoints([
     path: "/api/v1/business/tasks/comments",
     projectScoped: true,
     readOnly: false,
+    summary: "add a comment to a task (creates data; never repeated on its own)",
     description:
       "Add a comment to a task's discussion; returns the new comment (concise: body cut at 300 characters). Creates data: each call posts one more comment, so do not repeat a call that succeeded.",
     input: z.strictObject({
@@ -246,6 +259,8 @@ export const workspaceEndpoints = defineEndpoints([
     path: "/api/v1/business/agent-runs/query",
     projectScoped: true,
     readOnly: true,
+    summary: "runs of a task or an agent, or the steps of one run",
+    checks: RUN_SCOPE_CHECKS,
     description:
       "Agent runs of a task or an agent (items, next_cursor), or the steps of one run (run_progress; an array comes as items). Seen: status pending, trigger task_assigned, failure_reason iteration_limit. Concise: a table of runs (id, task or agent id, status, trigger, failure, error cut, times, tokens); steps whole.",
     input: agentRunsQueryInput,
@@ -269,6 +284,8 @@ export const workspaceEndpoints = defineEndpoints([
     path: "/api/v1/business/attachments/download-url",
     projectScoped: true,
     readOnly: true,
+    summary: "short-lived download link for a task or comment attachment",
+    checks: DOWNLOAD_URL_CHECKS,
     description:
       "A short-lived presigned `url` (with filename, content_type, expires_at) for a file attached to a task or a comment; fetch it soon. The API's name for a comment's id is not documented: comment_id is sent, and a 422 names what it needs.",
     input: downloadUrlInput,
