@@ -2,9 +2,10 @@
 // Whatever fails on the way becomes an `isError` result that says what to do next; only a call the
 // protocol itself refuses (a tool this server does not have) is a JSON-RPC error.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { CallContext, Upstreams } from "../clients/index.js";
+import type { Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
 import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
+import type { CallContext } from "./context.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";
