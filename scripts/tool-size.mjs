@@ -3,9 +3,15 @@
 // calls on the sandbox in both forms. Reads the built server: `npm run tool-size` builds it first.
 import { countTokens as claudeTokens } from "@anthropic-ai/tokenizer";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { definitionText, measureCalls, TYPICAL_CALLS } from "../dist/tools/context-cost.js";
-import { toolListFor } from "../dist/tools/register.js";
-import { selectTools } from "../dist/tools/selection.js";
+
+// The built modules, typed as the sources they are built from (a static import would type-check dist/).
+const built = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
+/** @type {typeof import("../src/tools/context-cost.js")} */
+const { definitionText, measureCalls, TYPICAL_CALLS } = await built("tools/context-cost.js");
+/** @type {typeof import("../src/tools/register.js")} */
+const { toolListFor } = await built("tools/register.js");
+/** @type {typeof import("../src/tools/selection.js")} */
+const { selectTools } = await built("tools/selection.js");
 
 const o200k = (text) => encode(text).length;
 const format = (n) => n.toLocaleString("en-US");
@@ -22,12 +28,12 @@ for (const tool of toolListFor(selectTools({ readOnly: false })).tools) {
 console.log("\n## Per toolset\n");
 row(["toolset", "tools", "bytes", "o200k", "Claude", "whole tools/list bytes"]);
 row(["---", "---:", "---:", "---:", "---:", "---:"]);
-for (const [label, selection] of [
+for (const [label, selection] of /** @type {[string, import("../src/config.js").ToolSelection][]} */ ([
   ["workspace", { toolsets: ["workspace"], readOnly: false }],
   ["workspace, read-only", { toolsets: ["workspace"], readOnly: true }],
   ["analytics", { toolsets: ["analytics"], readOnly: false }],
   ["all (default)", { readOnly: false }],
-]) {
+])) {
   const list = toolListFor(selectTools(selection));
   const text = definitionText(list.tools);
   const whole = Buffer.byteLength(JSON.stringify(list));
