@@ -49,12 +49,21 @@ export function describeRetry(notice: RetryNotice): string {
   return `${notice.reason}; retrying in ${seconds} s (attempt ${notice.attempt + 1} of ${notice.maxAttempts})`;
 }
 
+/**
+ * The clock of every retry: the waits and the time the budget counts. One object the tests replace
+ * (test/retry-clock.ts) to skip the waits while the budget still counts them; nothing else sets it.
+ */
+export const retryClock = {
+  now: (): number => performance.now(),
+  pause: (ms: number, signal: AbortSignal | undefined): Promise<void> => pause(ms, signal),
+};
+
 export async function withRetries<T>(
   send: () => Promise<T>,
   options: RetryOptions,
   control: CallControl,
 ): Promise<T> {
-  const started = performance.now();
+  const started = retryClock.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
@@ -64,12 +73,12 @@ export async function withRetries<T>(
       const reason = retryReason(error, options.repeatable);
       if (reason === undefined || attempt >= MAX_ATTEMPTS) throw error;
       const delayMs = delayBeforeRetry(error, attempt);
-      if (performance.now() - started + delayMs > options.budgetMs) {
+      if (retryClock.now() - started + delayMs > options.budgetMs) {
         error.retryInMs = delayMs;
         throw error;
       }
       control.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
-      await pause(delayMs, control.signal);
+      await retryClock.pause(delayMs, control.signal);
     }
   }
 }
