@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { packExtension } from "@anthropic-ai/mcpb";
 import { build } from "esbuild";
-import { buildManifest, ENTRY_POINT } from "../dist/mcpb-manifest.js";
+
+// The built module, typed as its source (a static import would type-check dist/ itself).
+/** @type {typeof import("../src/mcpb-manifest.js")} */
+const { buildManifest, ENTRY_POINT } = await import(
+  new URL("../dist/mcpb-manifest.js", import.meta.url).href
+);
 
 const root = new URL("..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));

@@ -48,7 +48,8 @@ for (const call of figures.calls) {
     `${call.leftOutFull} / ${call.leftOutConcise}`,
   ]);
 }
-const { DEFAULT_MAX_RESULT_TOKENS, FULL_RESULT_TOKENS } = code.answers;
+const { DEFAULT_MAX_RESULT_TOKENS, FULL_RESULT_TOKENS } =
+  /** @type {typeof import("../src/tools/answers.js")} */ (code.answers);
 console.log(
   `\nTokens: o200k unless marked Claude. Budgets: concise ${format(DEFAULT_MAX_RESULT_TOKENS)}, full ${format(FULL_RESULT_TOKENS)} (estimated, see docs/context-cost.md).`,
 );

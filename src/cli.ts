@@ -3,7 +3,14 @@
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
-import { type Config, ConfigError, parseCommandLine, type UpstreamSettings, USAGE } from "./config.js";
+import {
+  type Config,
+  ConfigError,
+  helpLinesOf,
+  parseCommandLine,
+  type UpstreamSettings,
+  USAGE,
+} from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer } from "./server.js";
 import { selectTools } from "./tools/selection.js";
@@ -98,7 +105,13 @@ function orExitOnConfigError<T>(read: () => T): T {
     return read();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${SERVER_NAME}: ${error.message}\n\n${USAGE}`);
+    // What is wrong and the help line of each setting it concerns; --help lists them all.
+    const lines = [
+      `${SERVER_NAME}: ${error.message}`,
+      ...helpLinesOf(error),
+      `(${SERVER_NAME} --help lists every setting)`,
+    ];
+    process.stderr.write(`${lines.join("\n")}\n`);
     process.exit(2);
   }
 }

@@ -80,7 +80,15 @@ export interface Config {
 
 export type CliCommand = { kind: "help" } | { kind: "version" } | { kind: "serve"; config: Config };
 
-export class ConfigError extends Error {}
+/** A setting that cannot be used; `settings` are those it concerns, whose help lines go with the message. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly settings: readonly ConfigKey[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /** How a setting's text becomes its value; parse gives undefined for a text that breaks `rule`. */
 export type Kind<T> = {
@@ -197,7 +205,7 @@ type SettingSpec<T> = {
 );
 
 /** Where a value lands in Config: a top-level field, or "group.field". */
-type ConfigKey =
+export type ConfigKey =
   | "transport"
   | "demo"
   | "logLevel"
@@ -529,6 +537,11 @@ function settingLine(setting: Setting): string {
   return helpLine(name, `${help} (${notes.join("; ")})`);
 }
 
+/** The --help lines of the settings a ConfigError concerns, to print with its message. */
+export function helpLinesOf(error: ConfigError): string[] {
+  return error.settings.flatMap((key) => SETTINGS.filter((setting) => setting.key === key).map(settingLine));
+}
+
 const SECTIONS: readonly Section[] = ["Options", "Upstream options", "HTTP options"];
 
 export const USAGE = `Usage: agent-workspace-mcp [options]
@@ -571,14 +584,15 @@ function parseFlags(argv: string[]): FlagValues {
 }
 
 /** The contents of the file a secret's flag names. */
-function readSecretFile(source: string, path: string): string {
+function readSecretFile(setting: Setting, source: string, path: string): string {
   let contents: string;
   try {
     contents = readFileSync(path, "utf8").trim();
   } catch (error) {
-    throw new ConfigError(`${source}: cannot read "${path}" (${(error as NodeJS.ErrnoException).code})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${source}: cannot read "${path}" (${code})`, [setting.key]);
   }
-  if (!contents) throw new ConfigError(`${source}: "${path}" is empty`);
+  if (!contents) throw new ConfigError(`${source}: "${path}" is empty`, [setting.key]);
   return contents;
 }
 
@@ -588,11 +602,14 @@ function readSetting(setting: Setting, flags: FlagValues, env: Env): { value: un
   const source = given === undefined ? setting.env : `--${setting.flag}`;
   let text: string | undefined;
   if (given === true) text = "on";
-  else if (typeof given === "string") text = setting.secret ? readSecretFile(source, given) : given.trim();
+  else if (typeof given === "string")
+    text = setting.secret ? readSecretFile(setting, source, given) : given.trim();
   else text = env[setting.env]?.trim() || undefined;
   if (text === undefined) return { value: setting.default };
   const value = setting.kind.parse(text);
-  if (value === undefined) throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`);
+  if (value === undefined) {
+    throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`, [setting.key]);
+  }
   return { value, source };
 }
 
@@ -622,6 +639,7 @@ function readConfig(flags: FlagValues, env: Env): Config {
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(
       `${named("http.headersTimeoutMs")} (${headersTimeoutMs}) must not exceed ${named("http.requestTimeoutMs")} (${requestTimeoutMs})`,
+      ["http.headersTimeoutMs", "http.requestTimeoutMs"],
     );
   }
   return config;

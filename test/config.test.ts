@@ -96,47 +96,83 @@ describe("configuration", () => {
   });
 
   it.each([
-    [["--transport", "ws"], {}, '--transport must be stdio or http, got "ws"'],
-    [["--port", "70000"], {}, '--port must be a whole number from 0 to 65535, got "70000"'],
+    [["--transport", "ws"], {}, '--transport must be stdio or http, got "ws"', ["transport"]],
+    [["--port", "70000"], {}, '--port must be a whole number from 0 to 65535, got "70000"', ["http.port"]],
     [
       ["--max-sessions", "0"],
       {},
       '--max-sessions must be a whole number from 1 to 9007199254740991, got "0"',
+      ["http.maxSessions"],
     ],
     [
       ["--headers-timeout-ms", "40000"],
       {},
       "--headers-timeout-ms (40000) must not exceed --request-timeout-ms (30000)",
+      ["http.headersTimeoutMs", "http.requestTimeoutMs"],
     ],
     [
       ["--keep-alive-timeout-ms", "0"],
       {},
       '--keep-alive-timeout-ms must be a whole number from 1 to 9007199254740991, got "0"',
+      ["http.keepAliveTimeoutMs"],
     ],
-    [["--bogus"], {}, "Unknown option '--bogus'"],
-    [[], { WORKSPACE_PROJECT_ID: "nope" }, 'WORKSPACE_PROJECT_ID must be a uuid, got "nope"'],
-    [[], { WORKSPACE_BASE_URL: "ftp://x" }, 'WORKSPACE_BASE_URL must be an http(s) URL, got "ftp://x"'],
+    [["--bogus"], {}, "Unknown option '--bogus'", []],
+    [
+      [],
+      { WORKSPACE_PROJECT_ID: "nope" },
+      'WORKSPACE_PROJECT_ID must be a uuid, got "nope"',
+      ["upstream.workspaceProjectId"],
+    ],
+    [
+      [],
+      { WORKSPACE_BASE_URL: "ftp://x" },
+      'WORKSPACE_BASE_URL must be an http(s) URL, got "ftp://x"',
+      ["upstream.workspaceBaseUrl"],
+    ],
     [
       [],
       { UPSTREAM_TIMEOUT_MS: "soon" },
       'UPSTREAM_TIMEOUT_MS must be a whole number from 1 to 9007199254740991, got "soon"',
+      ["upstream.timeoutMs"],
     ],
-    [[], { MCP_READ_ONLY: "ture" }, 'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "ture"'],
-    [[], { LOG_LEVEL: "loud" }, 'LOG_LEVEL must be one of debug, info, notice, warning, error, got "loud"'],
-    [[], { MCP_RESPONSE_FORMAT: "short" }, 'MCP_RESPONSE_FORMAT must be concise or full, got "short"'],
-    [["--response-format", "json"], {}, '--response-format must be concise or full, got "json"'],
+    [
+      [],
+      { MCP_READ_ONLY: "ture" },
+      'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "ture"',
+      ["tools.readOnly"],
+    ],
+    [
+      [],
+      { LOG_LEVEL: "loud" },
+      'LOG_LEVEL must be one of debug, info, notice, warning, error, got "loud"',
+      ["logLevel"],
+    ],
+    [
+      [],
+      { MCP_RESPONSE_FORMAT: "short" },
+      'MCP_RESPONSE_FORMAT must be concise or full, got "short"',
+      ["upstream.responseFormat"],
+    ],
+    [
+      ["--response-format", "json"],
+      {},
+      '--response-format must be concise or full, got "json"',
+      ["upstream.responseFormat"],
+    ],
     [
       [],
       { MCP_MAX_RESULT_TOKENS: "100" },
       'MCP_MAX_RESULT_TOKENS must be a whole number from 500 to 1000000, got "100"',
+      ["upstream.maxResultTokens"],
     ],
     [
       ["--auth-token-file", "/nonexistent/token"],
       {},
       '--auth-token-file: cannot read "/nonexistent/token" (ENOENT)',
+      ["http.authToken"],
     ],
-  ] as const)("rejects %j %j", (argv, env, message) => {
-    expect(() => parseCommandLine([...argv], env)).toThrow(new ConfigError(message));
+  ] as const)("rejects %j %j", (argv, env, message, settings) => {
+    expect(() => parseCommandLine([...argv], env)).toThrow(new ConfigError(message, settings));
   });
 });
 
@@ -280,25 +316,32 @@ describe.each(
 )("%s", (_, setting, { bad, must }) => {
   const { env, flag } = setting;
   it("rejects a malformed value, naming where it came from and quoting it", () => {
-    expect(() => serve([], { [env]: ` ${bad} ` })).toThrow(new ConfigError(`${env} ${must}, got "${bad}"`));
+    expect(() => serve([], { [env]: ` ${bad} ` })).toThrow(
+      new ConfigError(`${env} ${must}, got "${bad}"`, [setting.key]),
+    );
     // An on/off flag takes no value: given, it is on.
     if (setting.kind.name === "switch") return;
     expect(() => serve([`--${flag}`, bad], { [env]: samples(setting).text })).toThrow(
-      new ConfigError(`--${flag} ${must}, got "${bad}"`),
+      new ConfigError(`--${flag} ${must}, got "${bad}"`, [setting.key]),
     );
   });
 });
 
 describe("values checked against each other", () => {
+  const TIMEOUTS = ["http.headersTimeoutMs", "http.requestTimeoutMs"] as const;
+
   it("names where the headers and request timeouts came from when one exceeds the other", () => {
     expect(() => serve([], { MCP_HEADERS_TIMEOUT_MS: "40000" })).toThrow(
-      new ConfigError("MCP_HEADERS_TIMEOUT_MS (40000) must not exceed --request-timeout-ms (30000)"),
+      new ConfigError(
+        "MCP_HEADERS_TIMEOUT_MS (40000) must not exceed --request-timeout-ms (30000)",
+        TIMEOUTS,
+      ),
     );
     expect(() => serve(["--request-timeout-ms", "5000"], { MCP_HEADERS_TIMEOUT_MS: "6000" })).toThrow(
-      new ConfigError("MCP_HEADERS_TIMEOUT_MS (6000) must not exceed --request-timeout-ms (5000)"),
+      new ConfigError("MCP_HEADERS_TIMEOUT_MS (6000) must not exceed --request-timeout-ms (5000)", TIMEOUTS),
     );
     expect(() => serve([], { MCP_REQUEST_TIMEOUT_MS: "9000" })).toThrow(
-      new ConfigError("--headers-timeout-ms (10000) must not exceed MCP_REQUEST_TIMEOUT_MS (9000)"),
+      new ConfigError("--headers-timeout-ms (10000) must not exceed MCP_REQUEST_TIMEOUT_MS (9000)", TIMEOUTS),
     );
   });
 
@@ -311,10 +354,12 @@ describe("values checked against each other", () => {
   });
 
   it("rejects an empty flag of a setting that takes text, and an empty token file", () => {
-    expect(() => serve(["--host", ""])).toThrow(new ConfigError('--host must not be empty, got ""'));
+    expect(() => serve(["--host", ""])).toThrow(
+      new ConfigError('--host must not be empty, got ""', ["http.host"]),
+    );
     const empty = secretFile(" ");
     expect(() => serve(["--auth-token-file", empty])).toThrow(
-      new ConfigError(`--auth-token-file: "${empty}" is empty`),
+      new ConfigError(`--auth-token-file: "${empty}" is empty`, ["http.authToken"]),
     );
   });
 });

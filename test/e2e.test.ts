@@ -101,16 +101,35 @@ describe("the built server, spawned", () => {
     expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  it("a malformed setting or flag stops it at start with a message naming it", async () => {
+  it("a malformed setting or flag stops it at start with the problem and that setting's help line only", async () => {
     const badProject = await runCli([], { WORKSPACE_PROJECT_ID: "not-a-uuid" });
-    expect([badProject.code, badProject.stdout]).toEqual([2, ""]);
-    expect(badProject.stderr.split("\n")[0]).toBe(
-      'agent-workspace-mcp: WORKSPACE_PROJECT_ID must be a uuid, got "not-a-uuid"',
-    );
+    expect(badProject).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        'agent-workspace-mcp: WORKSPACE_PROJECT_ID must be a uuid, got "not-a-uuid"',
+        "  --workspace-project-id <uuid>   default project of the workspace tools (env WORKSPACE_PROJECT_ID)",
+        "(agent-workspace-mcp --help lists every setting)",
+        "",
+      ].join("\n"),
+    });
     const badFlag = await runCli(["--transport", "websocket"]);
-    expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr.split("\n")[0]).toBe(
-      'agent-workspace-mcp: --transport must be stdio or http, got "websocket"',
-    );
+    expect(badFlag).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        'agent-workspace-mcp: --transport must be stdio or http, got "websocket"',
+        "  --transport <stdio|http>        how clients connect: stdio or http (default: stdio; env MCP_TRANSPORT)",
+        "(agent-workspace-mcp --help lists every setting)",
+        "",
+      ].join("\n"),
+    });
+    const unknownFlag = await runCli(["--bogus"]);
+    expect(unknownFlag).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "agent-workspace-mcp: Unknown option '--bogus'\n(agent-workspace-mcp --help lists every setting)\n",
+    });
   });
 });

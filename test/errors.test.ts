@@ -12,10 +12,18 @@ import {
   textOf,
 } from "./helpers.js";
 import { logLines } from "./log-capture.js";
+import { type FakeRetryClock, skipRetryWaits } from "./retry-clock.js";
 
 const KEY = "secret-key-must-never-leak";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const TASK = "55555555-5555-4555-8555-555555555555";
+
+// The retry waits are counted, not slept through.
+let clock: FakeRetryClock;
+beforeAll(() => {
+  clock = skipRetryWaits();
+});
+afterAll(() => clock.restore());
 
 describe("upstream failures become isError results", () => {
   let upstream: Recorder;

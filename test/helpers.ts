@@ -21,7 +21,8 @@ import { createUpstreams } from "../src/clients/index.js";
 import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
 import type { Sandbox } from "../src/sandbox/index.js";
 import { buildServer } from "../src/server.js";
-import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import type { ApiName } from "../src/tools/definition.js";
+import { ALL_TOOL_NAMES, ENDPOINTS } from "../src/tools/register.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 
@@ -297,23 +298,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The tools of each API, in the order the server publishes them. */
-export const WORKSPACE_TOOLS = [
-  "whoami",
-  "tasks_query",
-  "tasks_comments",
-  "agent_runs_query",
-  "attachments_download_url",
-];
-export const ANALYTICS_TOOLS = [
-  "geo_projects",
-  "geo_prompts",
-  "geo_tags",
-  "geo_topics",
-  "geo_models",
-  "geo_websites",
-  "geo_citations",
-  "geo_keywords",
-  "geo_reports_sentiments",
-];
+/** The tools of each API, in the order the server publishes them: the endpoint table's. */
+const toolsOf = (api: ApiName) =>
+  ENDPOINTS.filter((endpoint) => endpoint.api === api).map(({ name }) => name);
+export const WORKSPACE_TOOLS = toolsOf("workspace");
+export const ANALYTICS_TOOLS = toolsOf("analytics");
 export const TOOL_NAMES = [...WORKSPACE_TOOLS, ...ANALYTICS_TOOLS];

@@ -306,11 +306,13 @@ describe("binding beyond loopback", () => {
     expect(() => assertSafeBinding(settings(["--allow-unauthenticated"]))).toThrow(
       new ConfigError(
         "--host 0.0.0.0 is beyond loopback: give --allowed-hosts with the host names clients will use (Host header check against DNS rebinding)",
+        ["http.allowedHosts"],
       ),
     );
     expect(() => assertSafeBinding(settings(["--allowed-hosts", "mcp.example.com"]))).toThrow(
       new ConfigError(
         "--host 0.0.0.0 is beyond loopback: set MCP_AUTH_TOKEN or --auth-token-file, or pass --allow-unauthenticated if something in front of this server authenticates",
+        ["http.authToken", "http.allowUnauthenticated"],
       ),
     );
     expect(() =>

@@ -19,12 +19,17 @@ import { perUserServers } from "../src/transports/http/user-servers.js";
 import { serveHttp } from "../src/transports/http.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
 import { CLI, childEnv, httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
+import { type HeldRetryClock, holdRetryWaits } from "./retry-clock.js";
 
 const KEY = "cancel-key-0123456789";
 const ANSWER_AFTER_MS = 10_000;
 /** Far beyond the answer, so only a cancellation can close the socket before the answer is due. */
 const TIMEOUT_MS = 60_000;
-/** Longer than any first backoff (at most 500 ms), so a retry that was going to start has started. */
+/**
+ * Longer than any first backoff (at most 500 ms), so a retry that was going to start has started: the
+ * spawned servers' wait. A server in this process holds each retry wait on `clock` instead, where a
+ * retry shows as a wait asked for, decided before the upstream sees its socket close.
+ */
 const RETRY_WINDOW_MS = 1_000;
 
 /** Answers after 10 s unless its connection closes first; `answered` tells which came first. */
@@ -36,11 +41,14 @@ function slowAnswer(): FaultHandler {
 }
 
 let upstream: FaultUpstream;
+let clock: HeldRetryClock;
 beforeEach(async () => {
+  clock = holdRetryWaits();
   upstream = await startFaultUpstream();
   upstream.answerWith(slowAnswer());
 });
 afterEach(async () => {
+  clock.restore();
   await upstream.close();
 });
 
@@ -71,7 +79,7 @@ describe("an MCP cancellation", () => {
     controller.abort("the user changed their mind");
     await expect(call).rejects.toThrow();
     await expectClosedBeforeAnswer(arrived);
-    await sleep(RETRY_WINDOW_MS);
+    expect(clock.waits).toEqual([]);
     expect(upstream.requests).toHaveLength(1);
   });
 
@@ -83,7 +91,8 @@ describe("an MCP cancellation", () => {
       onprogress: () => controller.abort("no more waiting"),
     });
     await expect(call).rejects.toThrow();
-    await sleep(RETRY_WINDOW_MS + 1_000);
+    expect(await clock.abortedWait).toBe(1000);
+    expect(clock.waits).toEqual([1000]);
     expect(upstream.requests).toHaveLength(1);
   });
 });
@@ -92,6 +101,8 @@ describe("an MCP cancellation", () => {
 interface Caller {
   call(signal: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
+  /** A spawned server: its retry waits are real. */
+  spawned?: boolean;
 }
 
 const upstreamEnv = () =>
@@ -153,6 +164,7 @@ async function stdioCaller(era: "2025" | "2026-07-28"): Promise<Caller> {
     return {
       call: (signal) => client.callTool({ name: "whoami", arguments: {} }, undefined, { signal }),
       close: () => client.close(),
+      spawned: true,
     };
   }
   const client = modernClient();
@@ -160,6 +172,7 @@ async function stdioCaller(era: "2025" | "2026-07-28"): Promise<Caller> {
   return {
     call: (signal) => client.callTool({ name: "whoami", arguments: {} }, { signal }),
     close: () => client.close(),
+    spawned: true,
   };
 }
 
@@ -182,7 +195,8 @@ describe.each([
       controller.abort("the user changed their mind");
       await expect(call).rejects.toThrow();
       await expectClosedBeforeAnswer(arrived);
-      await sleep(RETRY_WINDOW_MS);
+      if (caller.spawned) await sleep(RETRY_WINDOW_MS);
+      else expect(clock.waits).toEqual([]);
       expect(upstream.requests).toHaveLength(1);
     } finally {
       await caller.close();

@@ -4,6 +4,7 @@ import type { Progress } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
 import { type InMemoryHarness, startInMemory, textOf } from "./helpers.js";
+import { type FakeRetryClock, skipRetryWaits } from "./retry-clock.js";
 
 const KEY = "fault-key-0123456789";
 const TIMEOUT_MS = 400;
@@ -15,8 +16,11 @@ const onUnhandled = (reason: unknown) => unhandled.push(reason);
 let upstream: FaultUpstream;
 let mcp: InMemoryHarness;
 let origin: string;
+/** The retry waits are counted (by the budget too), not slept through; upstream timeouts stay real. */
+let clock: FakeRetryClock;
 
 beforeAll(async () => {
+  clock = skipRetryWaits();
   process.on("unhandledRejection", onUnhandled);
   upstream = await startFaultUpstream();
   origin = upstream.url;
@@ -38,6 +42,7 @@ afterEach(async () => {
   });
   expect(upstream.requests.length).toBe(before + 1);
   upstream.requests.length = 0;
+  clock.waits.length = 0;
   expect(unhandled).toEqual([]);
 });
 
@@ -47,6 +52,7 @@ afterAll(async () => {
   expect(upstream.openSockets()).toBe(0);
   await upstream.close();
   process.off("unhandledRejection", onUnhandled);
+  clock.restore();
 });
 
 /** whoami against the given fault, with the progress notifications it sent. */
@@ -135,6 +141,7 @@ describe("a read tool against a faulty upstream", () => {
     expect(progress).toEqual([
       { progress: 1, total: 3, message: "upstream answered 503; retrying in 1.0 s (attempt 2 of 3)" },
     ]);
+    expect(clock.waits).toEqual([1000]);
   });
 
   it("429 with Retry-After in seconds within the budget: waits, then succeeds", async () => {
@@ -165,6 +172,7 @@ describe("a read tool against a faulty upstream", () => {
     expect(text).toBe("whoami: 429 Too Many Requests: rate limited. Retry after 120 s.");
     expect(upstream.requests).toHaveLength(1);
     expect(progress).toEqual([]);
+    expect(clock.waits).toEqual([]);
   });
 
   it("429 with an HTTP date beyond the budget: the result gives that date", async () => {

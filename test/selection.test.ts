@@ -1,7 +1,7 @@
 // Choosing the tools an assistant sees: toolsets, an exact allow-list and read-only at start, and the
 // X-MCP-* headers that narrow them per HTTP session; hidden tools are neither listed nor callable.
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/config.js";
+import { ConfigError, type ConfigKey, type ToolSelection } from "../src/config.js";
 import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { ALL_TOOL_NAMES, TOOL_LIST, toolListFor } from "../src/tools/register.js";
 import { selectionFromHeaders, selectTools, TOOLSETS } from "../src/tools/selection.js";
@@ -39,26 +39,30 @@ describe("selecting tools at start", () => {
     expect(names(selectTools(selection))).toEqual(expected);
   });
 
-  it.each([
+  it.each<[ToolSelection, string, ConfigKey[]]>([
     [
       { toolsets: ["workspace", "analitics"], readOnly: false },
       '--toolsets (MCP_TOOLSETS): unknown toolset "analitics"; valid toolsets: workspace, analytics',
+      ["tools.toolsets"],
     ],
     [
       { toolsets: [], readOnly: false },
       "--toolsets (MCP_TOOLSETS) is empty; valid toolsets: workspace, analytics",
+      ["tools.toolsets"],
     ],
     [
       { tools: ["whoami", "tasks_list", "geo_tag"], readOnly: false },
       `--tools (MCP_TOOLS): unknown tools "tasks_list", "geo_tag"; ${VALID_TOOLS}`,
+      ["tools.tools"],
     ],
-    [{ tools: [], readOnly: false }, `--tools (MCP_TOOLS) is empty; ${VALID_TOOLS}`],
+    [{ tools: [], readOnly: false }, `--tools (MCP_TOOLS) is empty; ${VALID_TOOLS}`, ["tools.tools"]],
     [
       { tools: ["tasks_comments"], readOnly: true },
       `the tool selection leaves no tool to serve; choose among: ${ALL.join(", ")}`,
+      ["tools.toolsets", "tools.tools", "tools.readOnly"],
     ],
-  ])("rejects %j", (selection, message) => {
-    expect(() => selectTools(selection)).toThrow(new ConfigError(message));
+  ])("rejects %j", (selection, message, settings) => {
+    expect(() => selectTools(selection)).toThrow(new ConfigError(message, settings));
   });
 
   it("prepares one tools/list answer per distinct selection and reuses it", () => {

@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 const [exitCode, file, ...notApplicable] = process.argv.slice(2);
 let checks;
 try {
-  checks = JSON.parse(readFileSync(file, "utf8"));
-} catch (error) {
+  checks = JSON.parse(readFileSync(String(file), "utf8"));
+} catch (caught) {
+  const error = /** @type {NodeJS.ErrnoException} */ (caught);
   console.log(
     `no checks recorded (suite exit ${exitCode}, ${error.code ?? error.message}): the scenario did not run`,
   );

@@ -2,11 +2,10 @@
 // body's project_id, defaulted from ANALYTICS_PROJECT_ID.
 import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
-import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
-import { requestJson } from "./http.js";
-import type { UpstreamContext } from "./index.js";
+import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
+import type { CallControl } from "./retry.js";
 
 export class AnalyticsClient {
   /** The key as the limiter knows it (keyDigest), hashed on first use: a client's settings never change. */
@@ -17,7 +16,7 @@ export class AnalyticsClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  call(definition: EndpointDefinition, args: Record<string, unknown>, { signal, onRetry }: UpstreamContext) {
+  call(endpoint: UpstreamEndpoint, args: Record<string, unknown>, control: CallControl) {
     const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
     if (!apiKey) {
       throw new MissingConfigError(
@@ -32,20 +31,20 @@ export class AnalyticsClient {
         "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
       );
     }
-    const body = definition.projectScoped ? this.withProject(args) : args;
+    const body = endpoint.projectScoped ? this.withProject(args) : args;
     this.apiKeyDigest ??= keyDigest(apiKey);
     return requestJson(
       this.dispatcher,
       {
-        method: definition.method,
-        url: baseUrl + definition.path,
+        method: endpoint.method,
+        url: baseUrl + endpoint.path,
         headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },
         body,
-        signal,
+        repeatable: endpoint.readOnly,
         lane: this.apiKeyDigest,
       },
       this.settings,
-      { repeatable: definition.readOnly, onRetry },
+      control,
     );
   }
 

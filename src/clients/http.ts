@@ -12,23 +12,34 @@ import {
   UpstreamTooLargeError,
 } from "./errors.js";
 import { KeyedLimiter } from "./limiter.js";
-import { type RetryNotice, withRetries } from "./retry.js";
+import { type CallControl, withRetries } from "./retry.js";
+
+export type ApiName = "workspace" | "analytics";
+
+/** What the clients read of an endpoint's definition (tools/definition.ts extends it). */
+export interface UpstreamEndpoint {
+  api: ApiName;
+  method: "GET" | "POST";
+  /** Path below the API's base URL. */
+  path: string;
+  /**
+   * Whether the endpoint acts on one project: workspace tools then send `X-Project-Id`, analytics
+   * tools the body field `project_id`; either way a default applies when the caller gives none.
+   */
+  projectScoped: boolean;
+  /** False only for endpoints that create data: they are annotated, and retried, differently. */
+  readOnly: boolean;
+}
 
 export interface UpstreamRequest {
   method: "GET" | "POST";
   url: string;
   headers: Record<string, string>;
   body?: unknown;
-  signal?: AbortSignal;
+  /** From the endpoint's `readOnly`: false for a call that creates data, retried only when unsent. */
+  repeatable: boolean;
   /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
   lane: string;
-}
-
-/** How one call may be repeated, and who hears about it. */
-export interface RetryPolicy {
-  /** From the endpoint's `readOnly`: false for a call that creates data. */
-  repeatable: boolean;
-  onRetry?: (notice: RetryNotice) => void;
 }
 
 export type UpstreamLimits = Pick<
@@ -58,7 +69,7 @@ export function requestJson(
   dispatcher: Dispatcher,
   request: UpstreamRequest,
   limits: UpstreamLimits,
-  policy: RetryPolicy,
+  control: CallControl,
 ): Promise<UpstreamJson> {
   const { origin, path } = targetOf(request.url);
   // Built once for every attempt: undici copies what it needs from it.
@@ -69,17 +80,12 @@ export function requestJson(
     headers: request.headers,
     body: request.body === undefined ? null : JSON.stringify(request.body),
   };
-  const { signal } = request;
+  const { signal } = control;
   const sendOnce = () =>
     inFlightPerKey.run(request.lane, limits.concurrency, signal, () =>
       requestOnce(dispatcher, options, limits, signal),
     );
-  return withRetries(sendOnce, {
-    repeatable: policy.repeatable,
-    budgetMs: limits.retryBudgetMs,
-    signal,
-    onRetry: policy.onRetry,
-  });
+  return withRetries(sendOnce, { repeatable: request.repeatable, budgetMs: limits.retryBudgetMs }, control);
 }
 
 interface Target {

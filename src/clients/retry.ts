@@ -22,6 +22,17 @@ export interface RetryNotice {
   reason: string;
 }
 
+/**
+ * What the caller of one tool call hands down to its upstream requests: the same object from the MCP
+ * handler to the last retry wait, never copied.
+ */
+export interface CallControl {
+  /** Aborted when the MCP client cancels the call or goes away: the upstream request stops at once. */
+  signal?: AbortSignal;
+  /** Told before each wait for a retry (the MCP progress notification, when the client asked). */
+  onRetry?: (notice: RetryNotice) => void;
+}
+
 export interface RetryOptions {
   /** True for reads; false when a repeat could do a thing twice (create a comment). */
   repeatable: boolean;
@@ -30,8 +41,6 @@ export interface RetryOptions {
    * ends within budgetMs plus one attempt's timeout: under the request timeout common clients use.
    */
   budgetMs: number;
-  signal?: AbortSignal;
-  onRetry?: (notice: RetryNotice) => void;
 }
 
 /** "upstream answered 503; retrying in 1.2 s (attempt 2 of 3)" */
@@ -40,23 +49,36 @@ export function describeRetry(notice: RetryNotice): string {
   return `${notice.reason}; retrying in ${seconds} s (attempt ${notice.attempt + 1} of ${notice.maxAttempts})`;
 }
 
-export async function withRetries<T>(send: () => Promise<T>, options: RetryOptions): Promise<T> {
-  const started = performance.now();
+/**
+ * The clock of every retry: the waits and the time the budget counts. One object the tests replace
+ * (test/retry-clock.ts) to skip the waits while the budget still counts them; nothing else sets it.
+ */
+export const retryClock = {
+  now: (): number => performance.now(),
+  pause: (ms: number, signal: AbortSignal | undefined): Promise<void> => pause(ms, signal),
+};
+
+export async function withRetries<T>(
+  send: () => Promise<T>,
+  options: RetryOptions,
+  control: CallControl,
+): Promise<T> {
+  const started = retryClock.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await send();
     } catch (error) {
-      if (options.signal?.aborted || !(error instanceof UpstreamError)) throw error;
+      if (control.signal?.aborted || !(error instanceof UpstreamError)) throw error;
       error.attempts = attempt;
       const reason = retryReason(error, options.repeatable);
       if (reason === undefined || attempt >= MAX_ATTEMPTS) throw error;
       const delayMs = delayBeforeRetry(error, attempt);
-      if (performance.now() - started + delayMs > options.budgetMs) {
+      if (retryClock.now() - started + delayMs > options.budgetMs) {
         error.retryInMs = delayMs;
         throw error;
       }
-      options.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
-      await pause(delayMs, options.signal);
+      control.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
+      await retryClock.pause(delayMs, control.signal);
     }
   }
 }

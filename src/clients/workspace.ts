@@ -1,12 +1,11 @@
 // The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
 import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
-import type { EndpointDefinition } from "../tools/definition.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
-import { type RetryPolicy, requestJson } from "./http.js";
-import type { UpstreamContext } from "./index.js";
+import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
+import type { CallControl } from "./retry.js";
 
 const WHOAMI_PATH = "/api/v1/business/whoami";
 const LISTED_PROJECTS = 10;
@@ -26,20 +25,18 @@ export class WorkspaceClient {
     private readonly impliedProjects: ImpliedProjectCache,
   ) {}
 
-  async call(definition: EndpointDefinition, args: Record<string, unknown>, context: UpstreamContext) {
-    const { signal, onRetry } = context;
+  async call(endpoint: UpstreamEndpoint, args: Record<string, unknown>, control: CallControl) {
     const { project_id, workspace_id, ...body } = args as {
       project_id?: string;
       workspace_id?: string;
     } & Record<string, unknown>;
     const workspaceId = workspace_id ?? this.settings.workspaceId;
     const headers = this.baseHeaders(workspaceId);
-    if (definition.projectScoped) {
+    if (endpoint.projectScoped) {
       headers["x-project-id"] =
-        project_id ?? this.settings.workspaceProjectId ?? (await this.impliedProject(workspaceId, context));
+        project_id ?? this.settings.workspaceProjectId ?? (await this.impliedProject(workspaceId, control));
     }
-    const policy = { repeatable: definition.readOnly, onRetry };
-    return this.send(definition.method, definition.path, headers, body, signal, policy);
+    return this.send(endpoint.method, endpoint.path, headers, body, endpoint.readOnly, control);
   }
 
   private baseHeaders(workspaceId: string | undefined): Record<string, string> {
@@ -60,8 +57,8 @@ export class WorkspaceClient {
     path: string,
     headers: Record<string, string>,
     body: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    policy: RetryPolicy,
+    repeatable: boolean,
+    control: CallControl,
   ) {
     const baseUrl = this.settings.workspaceBaseUrl;
     if (!baseUrl) {
@@ -79,11 +76,11 @@ export class WorkspaceClient {
         url: baseUrl + path,
         headers,
         body: withBody ? body : undefined,
-        signal,
+        repeatable,
         lane: this.keyId(),
       },
       this.settings,
-      policy,
+      control,
     );
   }
 
@@ -93,7 +90,7 @@ export class WorkspaceClient {
     return this.apiKeyDigest;
   }
 
-  private impliedProject(workspaceId: string | undefined, { signal }: UpstreamContext): Promise<string> {
+  private impliedProject(workspaceId: string | undefined, { signal }: CallControl): Promise<string> {
     // The lookup is shared by every call waiting on it, so no one caller's cancellation may abort it
     // (it is bounded by the upstream timeout); each caller stops waiting when its own call is cancelled.
     const lookup = this.impliedProjects.get(this.keyId(), workspaceId, () =>
@@ -103,10 +100,9 @@ export class WorkspaceClient {
   }
 
   private async lookUpOnlyProject(workspaceId: string | undefined): Promise<string> {
-    // whoami only reads, whatever the tool that needs it.
-    const policy = { repeatable: true };
+    // whoami only reads, whatever the tool that needs it; no one caller's signal or retry notice applies.
     const headers = this.baseHeaders(workspaceId);
-    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, undefined, policy)).value as {
+    const identity = (await this.send("GET", WHOAMI_PATH, headers, {}, true, {})).value as {
       projects?: unknown;
     };
     const projects = (Array.isArray(identity?.projects) ? identity.projects : []) as WhoamiProject[];

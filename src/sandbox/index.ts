@@ -66,7 +66,8 @@ export interface Sandbox {
 
 type Handler = (ctx: Ctx) => unknown;
 
-const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
+/** The endpoints of both APIs the sandbox answers, by path and method (held to ENDPOINTS by a test). */
+export const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
   "/api/v1/business/whoami": { GET: whoami },
   "/api/v1/business/tasks/query": { POST: queryTasks },
   "/api/v1/business/tasks/comments": { POST: createComment },

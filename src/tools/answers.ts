@@ -3,7 +3,6 @@
 // Figures and the reasons behind each choice: docs/context-cost.md.
 import { z } from "zod";
 import type { UpstreamSettings } from "../config.js";
-import type { EndpointDefinition } from "./definition.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";
 
 export type ResponseFormat = "concise" | "full";
@@ -48,6 +47,9 @@ export interface ConciseForm {
   alsoRows?: readonly string[];
   paging: Paging;
 }
+
+/** An endpoint's concise form, or a function of the call's arguments that picks one. */
+export type ConciseSpec = ConciseForm | ((args: Record<string, unknown>) => ConciseForm | undefined);
 
 export interface AnswerSettings {
   format: ResponseFormat;
@@ -217,7 +219,7 @@ function fits(body: Row, text: string, budget: number): Answer | undefined {
  * JSON text) when full and it fits; otherwise shaped, rows dropped from the end with a note.
  */
 export function shapeAnswer(
-  definition: EndpointDefinition,
+  definition: { name: string; concise?: ConciseSpec },
   body: Row,
   /** The upstream's own JSON text of `body`, when it kept one. */
   text: string | undefined,

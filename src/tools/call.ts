@@ -7,10 +7,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import type { CallContext, Upstreams } from "../clients/index.js";
+import type { Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
 import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { holdForConfirmation } from "./confirm.js";
+import type { CallContext } from "./context.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { checkArguments } from "./validation.js";

@@ -1,24 +1,15 @@
 // What one REST endpoint is, as data: everything registration, validation and forwarding need.
 import type { z } from "zod";
-import type { ConciseForm } from "./answers.js";
+import type { UpstreamEndpoint } from "../clients/http.js";
+import type { ConciseSpec } from "./answers.js";
 
-export type ApiName = "workspace" | "analytics";
+export type { ApiName } from "../clients/http.js";
 
-export interface EndpointDefinition {
+/** Also what the clients read (UpstreamEndpoint: api, method, path, projectScoped, readOnly). */
+export interface EndpointDefinition extends UpstreamEndpoint {
   /** Tool name: the path after its version segment, without `business`, `/` and `-` as `_`. */
   name: string;
   title: string;
-  api: ApiName;
-  method: "GET" | "POST";
-  /** Path below the API's base URL. */
-  path: string;
-  /**
-   * Whether the endpoint acts on one project: workspace tools then send `X-Project-Id`, analytics
-   * tools the body field `project_id`; either way a default applies when the caller gives none.
-   */
-  projectScoped: boolean;
-  /** False only for endpoints that create data: they are annotated, and retried, differently. */
-  readOnly: boolean;
   description: string;
   /** Documentation only, never published: what the tool does in a few words (README's tools table). */
   summary: string;
@@ -37,7 +28,7 @@ export interface EndpointDefinition {
    */
   fieldHint?: (field: string) => string | undefined;
   /** The concise form of the answer (answers.ts); without one, concise is the body as it came. */
-  concise?: ConciseForm | ((args: Record<string, unknown>) => ConciseForm | undefined);
+  concise?: ConciseSpec;
 }
 
 export const defineEndpoints = <const T extends readonly EndpointDefinition[]>(definitions: T): T =>

@@ -2,7 +2,7 @@
 // each narrowing the others. A name that is not a toolset or a tool is an error listing the valid
 // ones, so a typo can never silently serve everything (or nothing).
 import type { IncomingHttpHeaders } from "node:http";
-import { ConfigError, list, parseSwitch, type ToolSelection } from "../config.js";
+import { ConfigError, type ConfigKey, list, parseSwitch, type ToolSelection } from "../config.js";
 import type { ApiName } from "./definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "./register.js";
 
@@ -38,6 +38,7 @@ export const HEADER_SOURCES: SelectionSources = {
 };
 
 function checkNames(
+  setting: ConfigKey,
   source: string,
   kind: string,
   names: string[],
@@ -46,14 +47,15 @@ function checkNames(
 ): void {
   const known = [...valid];
   const validList = known.join(", ");
-  if (names.length === 0) throw new ConfigError(`${source} is empty; valid ${kind}s: ${validList}`);
+  if (names.length === 0)
+    throw new ConfigError(`${source} is empty; valid ${kind}s: ${validList}`, [setting]);
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length === 0) return;
   const plural = unknown.length > 1 ? "s" : "";
   const what = quoteValues
     ? `${source}: unknown ${kind}${plural} ${unknown.map((name) => `"${name}"`).join(", ")}`
     : `${source} holds ${unknown.length} name${plural} that ${plural ? "are not" : "is not a"} ${kind}${plural}`;
-  throw new ConfigError(`${what}; valid ${kind}s: ${validList}`);
+  throw new ConfigError(`${what}; valid ${kind}s: ${validList}`, [setting]);
 }
 
 /**
@@ -68,12 +70,19 @@ export function selectTools(
 ): ReadonlySet<string> {
   let names = [...within];
   if (selection.toolsets !== undefined) {
-    checkNames(sources.toolsets, "toolset", selection.toolsets, TOOLSETS.keys(), sources.quoteValues);
+    checkNames(
+      "tools.toolsets",
+      sources.toolsets,
+      "toolset",
+      selection.toolsets,
+      TOOLSETS.keys(),
+      sources.quoteValues,
+    );
     const chosen = new Set(selection.toolsets.flatMap((toolset) => TOOLSETS.get(toolset as ApiName) ?? []));
     names = names.filter((name) => chosen.has(name));
   }
   if (selection.tools !== undefined) {
-    checkNames(sources.tools, "tool", selection.tools, ALL_TOOL_NAMES, sources.quoteValues);
+    checkNames("tools.tools", sources.tools, "tool", selection.tools, ALL_TOOL_NAMES, sources.quoteValues);
     const allowed = new Set(selection.tools);
     names = names.filter((name) => allowed.has(name));
   }
@@ -81,6 +90,7 @@ export function selectTools(
   if (names.length === 0) {
     throw new ConfigError(
       `the tool selection leaves no tool to serve; choose among: ${[...within].join(", ")}`,
+      ["tools.toolsets", "tools.tools", "tools.readOnly"],
     );
   }
   return new Set(names);

@@ -28,11 +28,13 @@ export function assertSafeBinding(http: HttpSettings): void {
   if (http.allowedHosts.length === 0) {
     throw new ConfigError(
       `--host ${http.host} is beyond loopback: give --allowed-hosts with the host names clients will use (Host header check against DNS rebinding)`,
+      ["http.allowedHosts"],
     );
   }
   if (!http.authToken && !http.allowUnauthenticated) {
     throw new ConfigError(
       `--host ${http.host} is beyond loopback: set MCP_AUTH_TOKEN or --auth-token-file, or pass --allow-unauthenticated if something in front of this server authenticates`,
+      ["http.authToken", "http.allowUnauthenticated"],
     );
   }
 }

@@ -2,18 +2,18 @@
 // a fresh server instance, whatever the deployment's mode (sessions are a 2025-era notion). Closing
 // the response stream is how a client cancels; the SDK then aborts the call and its upstream request.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AuthInfo, createMcpHandler, type Server } from "@modelcontextprotocol/server";
+import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
 import { log } from "../../log.js";
 import type { RequestServer } from "./user-servers.js";
 import { abortOnClientGone, sendWebResponse, webRequestOf } from "./web-exchange.js";
 
-/** How the request's own server reaches the factory: through the pass-through auth info. */
-interface ServerCarrier extends AuthInfo {
-  extra: { build: () => Server };
-}
-
 export class ModernEndpoint {
-  private readonly handler = createMcpHandler(({ authInfo }) => (authInfo as ServerCarrier).extra.build(), {
+  /**
+   * Each request's own server factory, keyed by the web Request the SDK hands back to the handler's
+   * factory (`requestInfo`): an entry goes with its request.
+   */
+  private readonly builders = new WeakMap<Request, () => Server>();
+  private readonly handler = createMcpHandler(({ requestInfo }) => this.serverFor(requestInfo), {
     legacy: "reject",
     onerror: (error) => log("debug", "2026-07-28 request refused", { error: error.message.slice(0, 200) }),
   });
@@ -25,9 +25,16 @@ export class ModernEndpoint {
     body: unknown,
     server: () => RequestServer,
   ): Promise<void> {
-    const authInfo: ServerCarrier = { token: "", clientId: "", scopes: [], extra: { build: server().build } };
+    const { build } = server();
     const request = webRequestOf(req, abortOnClientGone(res));
-    await sendWebResponse(req, res, await this.handler.fetch(request, { authInfo, parsedBody: body }));
+    this.builders.set(request, build);
+    await sendWebResponse(req, res, await this.handler.fetch(request, { parsedBody: body }));
+  }
+
+  private serverFor(request: Request | undefined): Server {
+    const build = request && this.builders.get(request);
+    if (!build) throw new Error("no server factory for this request");
+    return build();
   }
 
   close(): Promise<void> {
