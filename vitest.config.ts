@@ -11,12 +11,12 @@ const E2E = [
   "test/resilience-cancel.test.ts",
   "test/selection.test.ts",
   "test/e2e.test.ts",
+  "test/client-snippets-run.test.ts",
   "test/eras.test.ts",
   "test/protocol.test.ts",
   "test/startup.test.ts",
   "test/shutdown-drain.test.ts",
   "test/bench-driver.test.ts",
-  "test/client-snippets-run.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 
