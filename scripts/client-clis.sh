@@ -36,7 +36,11 @@ trap cleanup EXIT
 # --- 1. A fresh copy of the checkout, and the install step as the docs give it.
 clone=$work/agent-workspace-mcp
 mkdir -p "$clone"
-git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$clone"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$clone"
+else
+  tar --exclude=./node_modules --exclude=./dist --exclude='./scripts/*/node_modules' -cf - . | tar -xf - -C "$clone"
+fi
 install_step=$(node scripts/client-docs.mjs --text install)
 (
   cd "$clone"
