@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { GENERATED, generate } from "../scripts/client-docs.mjs";
-import { SNIPPETS } from "../scripts/client-snippets.mjs";
+import { LAUNCH, SNIPPETS } from "../scripts/client-snippets.mjs";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, ROOT), "utf8");
@@ -60,6 +60,13 @@ describe("client set-ups in the docs", () => {
     const section = readme.slice(readme.indexOf("## Connect Claude Desktop\n\n") + 27);
     expect(section.startsWith("Open the `.mcpb` file: `npm run bundle:mcpb` builds it")).toBe(true);
     expect(section.indexOf("docs/bundle.md")).toBeLessThan(section.indexOf("<!-- snippet: install -->"));
+    // The other launch forms it names in prose are the snippets' own.
+    const flat = section.replace(/\s+/g, " ");
+    for (const launch of [LAUNCH.absolute, LAUNCH.published]) {
+      expect(flat).toContain(
+        `"command": "${launch.command}", "args": ${JSON.stringify(launch.args).replace(/,/g, ", ")}`,
+      );
+    }
   });
 
   it("no doc starts the server with npx -y agent-workspace-mcp without saying it is the published form", () => {
