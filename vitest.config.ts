@@ -12,6 +12,7 @@ const E2E = [
   "test/confirm-writes-e2e.test.ts",
   "test/selection.test.ts",
   "test/e2e.test.ts",
+  "test/client-snippets-run.test.ts",
   "test/eras.test.ts",
   "test/protocol.test.ts",
   "test/startup.test.ts",

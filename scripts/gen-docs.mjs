@@ -168,9 +168,9 @@ function toolReference(modules) {
 
 // ---------------------------------------------------------------- error texts
 /** The text a failure gives, written by the code that writes it (src/tools/errors.ts). */
-function errorText({ register, errors }, toolName, error) {
+function errorText({ register, errors }, toolName, error, settings = {}) {
   const definition = register.PREPARED_TOOLS.get(toolName).definition;
-  return errors.toolErrorResult(definition, error, {}).content[0].text;
+  return errors.toolErrorResult(definition, error, settings).content[0].text;
 }
 
 /** Attempts a hung upstream gets: one per timeout that starts within the retry budget. */
@@ -195,6 +195,12 @@ function errorExamples(modules) {
       "401, an analytics tool",
       "geo_prompts",
       new E.UpstreamHttpError(401, { detail: "Invalid API key" }, undefined),
+    ],
+    [
+      "401, over HTTP with a user's X-API-KEY header",
+      "tasks_query",
+      new E.UpstreamHttpError(401, { detail: "Invalid API key" }, undefined),
+      { apiKeySource: "header" },
     ],
     ["403", "tasks_query", new E.UpstreamHttpError(403, { detail: "No access to this project" }, undefined)],
     ["404", "agent_runs_query", new E.UpstreamHttpError(404, { detail: "Run not found" }, undefined)],
@@ -247,7 +253,11 @@ function errorExamples(modules) {
     ],
     ["body over the size bound", "geo_keywords", new E.UpstreamTooLargeError(maxBytes)],
     ["2xx that is not JSON", "whoami", new E.UpstreamBodyError(200, "text/html", "maintenance")],
-  ].map(([condition, tool, error]) => ({ condition, tool, text: errorText(modules, tool, error) }));
+  ].map(([condition, tool, error, settings]) => ({
+    condition,
+    tool,
+    text: errorText(modules, tool, error, settings),
+  }));
 }
 
 /** The examples as a table; `only` picks those whose condition starts with one of its words. */

@@ -12,6 +12,8 @@ export interface UpstreamSettings {
   workspaceApiKey?: string;
   /** Overrides workspaceApiKey for the analytics API. */
   analyticsApiKey?: string;
+  /** Where the keys came from, for a 401's next step: the environment (default) or a user's X-API-KEY header. */
+  apiKeySource?: "environment" | "header";
   workspaceProjectId?: string;
   workspaceId?: string;
   analyticsProjectId?: string;
@@ -210,7 +212,7 @@ export type ConfigKey =
   | "demo"
   | "logLevel"
   | `http.${keyof HttpSettings}`
-  | `upstream.${keyof UpstreamSettings}`
+  | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource">}`
   | `tools.${keyof ToolSelection}`;
 
 type ValueAt<K extends ConfigKey> = K extends `${infer G extends "http" | "upstream" | "tools"}.${infer F}`

@@ -162,6 +162,49 @@ describe.each([
   });
 });
 
+describe("a refused key's 401 names where the key came from", () => {
+  it("a user's X-API-KEY: the header; the environment's key: the variable", async () => {
+    const refusing = await startRecorder(() => ({
+      status: 401,
+      body: { detail: "Missing or invalid API key" },
+    }));
+    const harness = await startHttp([], {
+      workspaceBaseUrl: refusing.url,
+      analyticsBaseUrl: refusing.url,
+      workspaceApiKey: "env-key",
+      workspaceProjectId: ENV_PROJECT,
+      analyticsProjectId: ENV_PROJECT,
+    });
+    try {
+      const user = await harness.connect({ "X-API-KEY": KEY_A });
+      const header401 =
+        "401 Unauthorized: the API key sent in the X-API-KEY header was refused. Fix the X-API-KEY header in this client's settings for the MCP server and reconnect.";
+      expect((await callTool(user, "whoami")).content).toEqual([
+        { type: "text", text: `whoami: ${header401}` },
+      ]);
+      expect((await callTool(user, "geo_models")).content).toEqual([
+        { type: "text", text: `geo_models: ${header401}` },
+      ]);
+      const envUser = await harness.connect();
+      expect((await callTool(envUser, "whoami")).content).toEqual([
+        {
+          type: "text",
+          text: "whoami: 401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY in this MCP server's environment.",
+        },
+      ]);
+      expect(refusing.requests.map((request) => request.headers["x-api-key"])).toEqual([
+        KEY_A,
+        KEY_A,
+        "env-key",
+      ]);
+      await Promise.all([user.close(), envUser.close()]);
+    } finally {
+      await harness.close();
+      await refusing.close();
+    }
+  });
+});
+
 describe("per-user credentials, bound to the session", () => {
   it("a request on a session with another key, or none, is refused with 403 and nothing is sent upstream", async () => {
     const harness = await startServer([]);

@@ -26,7 +26,7 @@ export function toolErrorResult(
   error: unknown,
   settings: UpstreamSettings,
 ): CallToolResult {
-  return errorResult(redact(`${definition.name}: ${describeFailure(definition, error)}`, settings));
+  return errorResult(redact(`${definition.name}: ${describeFailure(definition, error, settings)}`, settings));
 }
 
 /**
@@ -47,9 +47,9 @@ export function failureLog(error: unknown): { level: LogLevel; fields: Record<st
   return { level: "error", fields: { reason: error instanceof Error ? error.name : typeof error } };
 }
 
-function describeFailure(definition: EndpointDefinition, error: unknown): string {
+function describeFailure(definition: EndpointDefinition, error: unknown, settings: UpstreamSettings): string {
   if (error instanceof MissingConfigError || error instanceof ToolInputError) return error.message;
-  if (error instanceof UpstreamHttpError) return describeHttpError(definition, error);
+  if (error instanceof UpstreamHttpError) return describeHttpError(definition, error, settings);
   if (error instanceof UpstreamNetworkError) return describeNetworkError(definition, error);
   if (error instanceof UpstreamBodyError) {
     return `the ${definition.api} API answered ${error.status} with a body that is not JSON (content type ${error.contentType}): "${error.excerpt}". Retry later; the service may be misconfigured.`;
@@ -84,15 +84,27 @@ function describeNetworkError(definition: EndpointDefinition, error: UpstreamNet
   return `lost the connection to the ${definition.api} API at ${error.origin} (${error.code})${tries}. ${next}`;
 }
 
-function describeHttpError(definition: EndpointDefinition, error: UpstreamHttpError): string {
+/** A 401's next step depends on where the key came from: a user's X-API-KEY header, or the environment. */
+function unauthorizedText(definition: EndpointDefinition, settings: UpstreamSettings): string {
+  if (settings.apiKeySource === "header") {
+    return "401 Unauthorized: the API key sent in the X-API-KEY header was refused. Fix the X-API-KEY header in this client's settings for the MCP server and reconnect.";
+  }
+  return definition.api === "workspace"
+    ? "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY in this MCP server's environment."
+    : "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY (or ANALYTICS_API_KEY, which overrides it for geo_ tools) in this MCP server's environment.";
+}
+
+function describeHttpError(
+  definition: EndpointDefinition,
+  error: UpstreamHttpError,
+  settings: UpstreamSettings,
+): string {
   const status = error.status;
   const detail = detailText(error.body);
   const lister = definition.api === "workspace" ? "whoami" : "geo_projects";
   switch (true) {
     case status === 401:
-      return definition.api === "workspace"
-        ? "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY in this MCP server's environment."
-        : "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY (or ANALYTICS_API_KEY, which overrides it for geo_ tools) in this MCP server's environment.";
+      return unauthorizedText(definition, settings);
     case status === 403:
       return `403 Forbidden: the key has no access to that project${definition.api === "workspace" ? " or workspace" : ""}. Check project_id with ${lister} and pass one it lists.${withDetail(detail)}`;
     case status === 404:

@@ -71,7 +71,8 @@ export function userOverrides(headers: IncomingHttpHeaders): Partial<UpstreamSet
   const projectId = uuidHeader(headers, "x-project-id", "X-Project-Id");
   const workspaceId = uuidHeader(headers, "x-workspace-id", "X-Workspace-Id");
   const overrides: Partial<UpstreamSettings> = {};
-  if (apiKey) Object.assign(overrides, { workspaceApiKey: apiKey, analyticsApiKey: apiKey });
+  if (apiKey)
+    Object.assign(overrides, { workspaceApiKey: apiKey, analyticsApiKey: apiKey, apiKeySource: "header" });
   if (projectId) overrides.workspaceProjectId = projectId;
   if (workspaceId) overrides.workspaceId = workspaceId;
   return overrides;
