@@ -10,6 +10,7 @@ import {
 import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
+import { addPrompts, promptsGuide } from "./prompts/index.js";
 import { callTool } from "./tools/call.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
@@ -25,6 +26,8 @@ function instructionsFor(tools: ReadonlySet<string>): string {
   const lines: string[] = [];
   if (apis.has("workspace")) lines.push(WORKSPACE_GUIDE);
   if (apis.has("analytics")) lines.push(ANALYTICS_GUIDE);
+  const prompts = promptsGuide(tools);
+  if (prompts) lines.push(prompts);
   return lines.join("\n");
 }
 
@@ -64,6 +67,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
     clientLog.level = request.params.level;
     return {};
   });
+  addPrompts(server, upstreams, tools);
   server.setRequestHandler("tools/call", (request, ctx: ServerContext) =>
     callTool(upstreams, request.params.name, request.params.arguments, {
       enabled: tools,
