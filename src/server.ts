@@ -10,7 +10,7 @@ import {
 import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
-import { addPrompts, promptsGuide } from "./prompts/index.js";
+import { addPrompts } from "./prompts/index.js";
 import { callTool } from "./tools/call.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
@@ -26,8 +26,6 @@ function instructionsFor(tools: ReadonlySet<string>): string {
   const lines: string[] = [];
   if (apis.has("workspace")) lines.push(WORKSPACE_GUIDE);
   if (apis.has("analytics")) lines.push(ANALYTICS_GUIDE);
-  const prompts = promptsGuide(tools);
-  if (prompts) lines.push(prompts);
   return lines.join("\n");
 }
 

@@ -28,12 +28,6 @@ export function enabledPrompts(tools: ReadonlySet<string>): PromptSpec[] {
   return PROMPTS.filter((prompt) => prompt.tools.every((tool) => tools.has(tool)));
 }
 
-/** One line for the server's instructions, when it has prompts. */
-export function promptsGuide(tools: ReadonlySet<string>): string | undefined {
-  const names = enabledPrompts(tools).map((prompt) => prompt.name);
-  return names.length > 0 ? `Prompts ${names.join(" and ")} walk through a report step by step.` : undefined;
-}
-
 function listOf(prompts: PromptSpec[]): ListPromptsResult {
   return {
     prompts: prompts.map(({ name, title, description, arguments: args }) => ({
@@ -83,8 +77,9 @@ function checkArguments(prompt: PromptSpec, given: Record<string, string> = {}):
   }
   const missing = prompt.arguments.filter((argument) => argument.required && !(argument.name in args));
   if (missing.length > 0) {
-    const what = missing.map((argument) => `${argument.name}: ${argument.description}`).join(" And ");
-    throw invalid(`${prompt.name} needs the argument ${what}`);
+    const names = missing.map((argument) => argument.name).join(" and ");
+    const what = missing.map((argument) => `${argument.name}: ${argument.description}`).join(" ");
+    throw invalid(`${prompt.name} needs ${names}. ${what}`);
   }
   return args;
 }

@@ -101,6 +101,11 @@ export class LookupCache {
     this.maxEntries = maxEntries;
   }
 
+  /** Forgets every listing (tests start from an empty cache). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   /**
    * The listing, fetched once per key and request while fresh. No caller's cancellation aborts the
    * shared request: it is one small read, bounded by the upstream timeout.
