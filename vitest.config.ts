@@ -12,6 +12,7 @@ const E2E = [
   "test/selection.test.ts",
   "test/e2e.test.ts",
   "test/eras.test.ts",
+  "test/prompts-eras.test.ts",
   "test/protocol.test.ts",
   "test/startup.test.ts",
   "test/shutdown-drain.test.ts",
