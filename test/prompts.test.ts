@@ -1,7 +1,9 @@
 // The report workflows as MCP prompts: which are listed for which tools, the exact text each renders
 // (every call in it valid for its tool, and answered by the sandbox), argument checks, and completion
 // of the arguments from the APIs: exact upstream requests, a short per-key cache, bounds, failing soft.
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { PROMPTS } from "../src/prompts/definitions.js";
 import { lookupCache } from "../src/prompts/lookups.js";
 import { resolvePeriod } from "../src/prompts/period.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
@@ -636,5 +638,38 @@ describe("the period argument", () => {
     expect(resolvePeriod(period, now)).toEqual({
       error: `period "${period}" ${reason}; use last-7-days, last-30-days, last-90-days, last-month, a month YYYY-MM, or days YYYY-MM-DD..YYYY-MM-DD (UTC)`,
     });
+  });
+});
+
+describe("the docs", () => {
+  const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
+
+  it("docs/prompts.md shows what task_triage renders for Platform on the sandbox", async () => {
+    const doc = read("docs/prompts.md");
+    const block = /What the assistant receives[\s\S]*?```text\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    const result = await mcp.client.getPrompt({ name: "task_triage", arguments: { project: "Platform" } });
+    expect(block).toBe(promptText(result));
+  });
+
+  it("the README lists every prompt with its arguments, optional ones marked", () => {
+    const readme = read("README.md");
+    const section = readme.slice(
+      readme.indexOf("## Prompts"),
+      readme.indexOf("\n## ", readme.indexOf("## Prompts") + 1),
+    );
+    const rows = [...section.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]?.trim()]);
+    expect(rows).toEqual(
+      PROMPTS.map((prompt) => {
+        const names = (required: boolean) =>
+          prompt.arguments.filter((a) => a.required === required).map((a) => `\`${a.name}\``);
+        const optional = names(false);
+        return [
+          prompt.name,
+          [names(true).join(", "), ...(optional.length ? [`optional ${optional.join(", ")}`] : [])].join(
+            "; ",
+          ),
+        ];
+      }),
+    );
   });
 });
