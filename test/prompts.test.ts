@@ -597,6 +597,23 @@ describe("completion from a recording upstream", () => {
     expect(log).not.toContain(key);
   });
 
+  it("never hands the API key back, in a value or in a prompt's text", async () => {
+    const key = "key-echoed-1234567890";
+    const projects = [
+      { id: "66666666-6666-6666-6666-666666666666", name: `Leak ${key}` },
+      { id: "77777777-7777-7777-7777-777777777777", name: "Legit" },
+    ];
+    harness = await startOnRecorder({ workspaceApiKey: key }, () => ({ body: { projects } }));
+    expect((await complete(harness, "task_triage", "project", "le")).completion.values).toEqual(["Legit"]);
+    const text = promptText(
+      await harness.client.getPrompt({
+        name: "task_triage",
+        arguments: { project: "66666666-6666-6666-6666-666666666666" },
+      }),
+    );
+    expect(text.split("\n")[0]).toBe("Triage of the workspace project Leak [redacted].");
+  });
+
   it("fails soft without a key too, sending nothing", async () => {
     harness = await startOnRecorder({});
     expect(await complete(harness, "visibility_report", "project", "")).toEqual({
