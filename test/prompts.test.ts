@@ -317,6 +317,15 @@ describe("prompts/get refuses arguments it cannot use, with -32602 and what to g
       code: -32602,
       message,
     });
+    // Only a project is looked up, and only once the other arguments are right.
+    const lookedUp = sent().map((request) => request.path);
+    expect(lookedUp).toEqual(
+      message.includes("no analytics project")
+        ? ["/v2/geo/business/projects"]
+        : message.includes("no workspace project")
+          ? ["/api/v1/business/whoami"]
+          : [],
+    );
   });
 
   it("an unknown prompt, naming those there are", async () => {

@@ -2,8 +2,8 @@
 // themselves as tool calls with their exact arguments (tests parse each against the tool's own schema).
 import type { Upstreams } from "../clients/index.js";
 import { type Listing, LOOKUPS, type LookupSpec, lookupCache, type Named } from "./lookups.js";
-import { PERIOD_FORMS, periodChoices, resolvePeriod } from "./period.js";
-import { PromptArgumentError, resolveNamed } from "./resolve.js";
+import { PERIOD_FORMS, type PeriodDates, periodChoices, resolvePeriod } from "./period.js";
+import { findNamed, PromptArgumentError, resolveNamed } from "./resolve.js";
 
 /** A call the assistant is asked to make. */
 export interface ToolStep {
@@ -56,14 +56,9 @@ const listingOf = (values: string[]): Listing => ({
 
 /** The analytics project an argument names, or the configured default when it names none. */
 async function analyticsProjectId(env: PromptEnv, given: string | undefined): Promise<string | undefined> {
-  if (given) {
-    const projects = await lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects());
-    const found = projects.items.filter(
-      (p) => p.id === given || p.name.toLowerCase() === given.toLowerCase(),
-    );
-    return found.length === 1 ? found[0]?.id : undefined;
-  }
-  return env.upstreams.settings.analyticsProjectId;
+  if (!given) return env.upstreams.settings.analyticsProjectId;
+  const found = findNamed(await lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects()), given);
+  return found.length === 1 ? found[0]?.id : undefined;
 }
 
 /** Names within the analytics project the `project` argument names so far (or the default one). */
@@ -76,12 +71,52 @@ const withinProject =
     return env.enabled.has(spec.tool) ? lookupCache.get(env.upstreams, spec) : { items: [], complete: true };
   };
 
-/** The body fields every call of a visibility report shares: project, dates, comparison, topic. */
-function reportBase(project: Named, dates: ReturnType<typeof resolvePeriod>, topic?: string) {
-  if ("error" in dates) throw new PromptArgumentError(dates.error);
+/** The calls of a visibility report: every one shares the project, the dates and the topic filter. */
+function visibilitySteps(project: Named, dates: PeriodDates, args: Record<string, string>): Step[] {
   const { label: _label, comparisonLabel: _comparison, ...range } = dates;
-  const topicFilter = topic ? { topics: { items: [{ operator: "is", value: topic }] } } : undefined;
-  return { base: { project_id: project.id, ...range }, topicFilter };
+  const base = { project_id: project.id, ...range };
+  const topic = args.topic ? { topics: { items: [{ operator: "is", value: args.topic }] } } : undefined;
+  const filters = topic ? { filters: topic } : {};
+  const measured = { metrics: ["visibility_score", "mentions_count"] };
+  const byVisibility = { order_by: [{ field: "visibility_score", order: "desc" }] };
+  const steps: Step[] = [
+    { purpose: `\`geo_projects\` gives ${project.name} the project_id ${project.id}, used below.` },
+    {
+      purpose: "Visibility by model:",
+      call: {
+        tool: "geo_models",
+        args: { ...base, metrics: ["visibility_score"], ...byVisibility, ...filters },
+      },
+    },
+    {
+      purpose: "The most visible websites:",
+      call: {
+        tool: "geo_websites",
+        args: { ...base, ...measured, ...byVisibility, pagination: { limit: 10 }, ...filters },
+      },
+    },
+  ];
+  if (args.competitor) {
+    const competitor = { name: { items: [{ operator: "is", value: args.competitor }] } };
+    steps.push({
+      purpose: "The competitor, to set beside the project's own website:",
+      call: { tool: "geo_websites", args: { ...base, ...measured, filters: { ...topic, ...competitor } } },
+    });
+  }
+  steps.push({
+    purpose: `Sentiment about the project's own website by ${topic ? "model" : "topic and model"}:`,
+    call: {
+      tool: "geo_reports_sentiments",
+      args: {
+        ...base,
+        dimensions: topic ? ["model"] : ["topic", "model"],
+        measures: ["total_keyword_occurrences", "unique_positive_keywords"],
+        website_type: "SELF",
+        ...filters,
+      },
+    },
+  });
+  return steps;
 }
 
 const visibilityReport: PromptSpec = {
@@ -117,54 +152,12 @@ const visibilityReport: PromptSpec = {
   ],
   tools: ["geo_projects", "geo_models", "geo_websites", "geo_reports_sentiments"],
   async plan(args, env) {
+    // The period first: a wrong one is refused before anything is sent.
+    const dates = resolvePeriod(args.period ?? "", env.now);
+    if ("error" in dates) throw new PromptArgumentError(dates.error);
     const projects = await lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects());
     const project = resolveNamed(projects, args.project ?? "", "analytics project", "geo_projects");
-    const dates = resolvePeriod(args.period ?? "", env.now);
-    const { base, topicFilter } = reportBase(project, dates, args.topic);
-    const measured = { metrics: ["visibility_score", "mentions_count"] };
-    const byVisibility = { order_by: [{ field: "visibility_score", order: "desc" }] };
-    const filters = topicFilter ? { filters: topicFilter } : {};
-    const steps: Step[] = [
-      { purpose: `\`geo_projects\` gives ${project.name} the project_id ${project.id}, used below.` },
-      {
-        purpose: "Visibility by model:",
-        call: {
-          tool: "geo_models",
-          args: { ...base, metrics: ["visibility_score"], ...byVisibility, ...filters },
-        },
-      },
-      {
-        purpose: "The most visible websites:",
-        call: {
-          tool: "geo_websites",
-          args: { ...base, ...measured, ...byVisibility, pagination: { limit: 10 }, ...filters },
-        },
-      },
-    ];
-    if (args.competitor) {
-      const competitor = { name: { items: [{ operator: "is", value: args.competitor }] } };
-      steps.push({
-        purpose: "The competitor, to set beside the project's own website:",
-        call: {
-          tool: "geo_websites",
-          args: { ...base, ...measured, filters: { ...topicFilter, ...competitor } },
-        },
-      });
-    }
-    steps.push({
-      purpose: `Sentiment about the project's own website by ${topicFilter ? "model" : "topic and model"}:`,
-      call: {
-        tool: "geo_reports_sentiments",
-        args: {
-          ...base,
-          dimensions: topicFilter ? ["model"] : ["topic", "model"],
-          measures: ["total_keyword_occurrences", "unique_positive_keywords"],
-          website_type: "SELF",
-          ...filters,
-        },
-      },
-    });
-    const period = "error" in dates ? "" : `${dates.label}, against ${dates.comparisonLabel}`;
+    const period = `${dates.label}, against ${dates.comparisonLabel}`;
     const scope = [
       args.topic && `topic "${args.topic}"`,
       args.competitor && `competitor "${args.competitor}"`,
@@ -173,7 +166,7 @@ const visibilityReport: PromptSpec = {
       .join(", ");
     return {
       intro: `Visibility report for the analytics project ${project.name}${project.url ? ` (${project.url})` : ""}: ${period}${scope ? `; ${scope}` : ""}.`,
-      steps,
+      steps: visibilitySteps(project, dates, args),
       closing:
         "Show each answer as a chart (hosts with MCP Apps draw these tools' results in this server's report view; elsewhere, a table). The previous_ values are the earlier period. Then say in a few sentences how visibility moved, which models and websites lead, and where sentiment is weakest.",
     };

@@ -11,11 +11,16 @@ export class PromptArgumentError extends Error {
 /** How many known names an error lists. */
 const LISTED = 10;
 
-/** The one item `given` names (its id, or its name in any case); else a PromptArgumentError saying what exists. */
-export function resolveNamed(listing: Listing, given: string, what: string, source: string): Named {
+/** The items `given` names: the one with that id, else those with that name, in any case. */
+export function findNamed(listing: Listing, given: string): Named[] {
   const wanted = given.trim().toLowerCase();
   const byId = listing.items.filter((item) => item.id.toLowerCase() === wanted);
-  const found = byId.length > 0 ? byId : listing.items.filter((item) => item.name.toLowerCase() === wanted);
+  return byId.length > 0 ? byId : listing.items.filter((item) => item.name.toLowerCase() === wanted);
+}
+
+/** The one item `given` names; else a PromptArgumentError saying what exists. */
+export function resolveNamed(listing: Listing, given: string, what: string, source: string): Named {
+  const found = findNamed(listing, given);
   if (found.length === 1) return found[0] as Named;
   const quoted = `"${excerpt(given.trim(), 60)}"`;
   if (found.length > 1) {
