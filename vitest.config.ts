@@ -14,6 +14,7 @@ const E2E = [
   "test/e2e.test.ts",
   "test/client-snippets-run.test.ts",
   "test/eras.test.ts",
+  "test/prompts-eras.test.ts",
   "test/protocol.test.ts",
   "test/startup.test.ts",
   "test/shutdown-drain.test.ts",

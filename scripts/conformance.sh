@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Protocol conformance of the built server (dist/), both transports, against the sandbox (--demo):
 #  1. the official MCP conformance suite over streamable HTTP, each server scenario that applies to a
-#     tools-only server (docs/conformance.md says why each other one does not):
+#     server of tools and prompts (docs/conformance.md says why each other one does not):
 #     - suite 0.1.13 for the 2025 revisions (initialize handshake), against the default (stateful) server;
 #     - suite 0.2.x for 2026-07-28 (stateless, per-request _meta), against the stateful and the
 #       --stateless server; 0.2.x needs Node >= 22, so it runs on the Node 22 pinned in scripts/mcp-tools;
-#  2. a scripted MCP Inspector CLI session over stdio: list the tools, call one, check the answers.
+#  2. a scripted MCP Inspector CLI session over stdio: list the tools, call one, render a prompt, check the answers.
 # The tools come at exact versions from scripts/mcp-tools (own lock file, kept apart from the server's).
 # Usage: scripts/conformance.sh [--all]   (--all also runs the scenarios marked pending below)
 # Environment:
@@ -15,12 +15,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, logging, HTTP).
-SCENARIOS_2025=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection)
+# Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, prompts, logging, HTTP).
+SCENARIOS_2025=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection
+  prompts-list)
 # Scenarios of the 0.2.x suite at 2026-07-28 that apply (ping, logging/setLevel, initialize are gone there).
 SCENARIOS_2026=(server-stateless tools-list server-sse-multiple-streams dns-rebinding-protection caching
-  http-header-validation)
-# Checks inside an applicable 0.2.x scenario that do not apply to a tools-only server, as scenario:check-id.
+  http-header-validation prompts-list)
+# Checks inside an applicable 0.2.x scenario that do not apply to this server, as scenario:check-id.
 # A FAILURE of one of these is reported as n/a; any other FAILURE fails the scenario.
 NOT_APPLICABLE=(
   # server-stateless: only testable through the suite's fixture tools (test_missing_capability,
@@ -29,8 +30,7 @@ NOT_APPLICABLE=(
   server-stateless:sep-2575-missing-capability-http-400
   server-stateless:sep-2575-http-server-no-independent-requests-on-stream
   server-stateless:sep-2575-server-no-log-without-loglevel
-  # caching: the suite lists prompts and resources too; a server without them rightly answers -32601.
-  caching:sep-2549-prompts-list-caching-hints
+  # caching: the suite lists resources too; a server without them rightly answers -32601.
   caching:sep-2549-resources-list-caching-hints
   caching:sep-2549-resources-templates-list-caching-hints
 )
@@ -151,14 +151,20 @@ for entry in "${PENDING[@]}"; do
   [[ "${1:-}" == "--all" ]] || echo "  pending  $entry (not run; see PENDING in $0)"
 done
 
-# --- 2. MCP Inspector CLI over stdio: the listed tools, then one call and its structured answer.
+# --- 2. MCP Inspector CLI over stdio: the listed tools, one call and its structured answer, one prompt.
 "$INSPECTOR" --cli node dist/cli.js --demo --method tools/list >"$work/list.json" 2>"$work/inspector.log"
 "$INSPECTOR" --cli node dist/cli.js --demo --method tools/call --tool-name geo_models \
   --tool-arg 'pagination={"limit":2}' >"$work/call.json" 2>>"$work/inspector.log"
-if node - "$work/list.json" "$work/call.json" <<'EOF'
+"$INSPECTOR" --cli node dist/cli.js --demo --method prompts/get --prompt-name task_triage \
+  --prompt-args project=Platform >"$work/prompt.json" 2>>"$work/inspector.log"
+if node - "$work/list.json" "$work/call.json" "$work/prompt.json" <<'EOF'
 const { readFileSync } = require("node:fs");
-const [list, call] = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, "utf8")));
+const [list, call, prompt] = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, "utf8")));
 const problems = [];
+const promptText = prompt.messages?.[0]?.content?.text ?? "";
+if (!promptText.startsWith("Triage of the workspace project Platform.")) {
+  problems.push(`prompts/get task_triage: unexpected text ${JSON.stringify(promptText.slice(0, 80))}`);
+}
 if (list.tools.length !== 14) problems.push(`tools/list gave ${list.tools.length} tools, expected 14`);
 if (call.isError) problems.push(`tools/call geo_models failed: ${JSON.stringify(call.content)}`);
 // The default concise form: the rows of one { columns, rows } table.
@@ -167,7 +173,9 @@ if (problems.length) {
   console.error(problems.join("\n"));
   process.exit(1);
 }
-console.log(`  pass  inspector --cli: tools/list (${list.tools.length} tools), tools/call geo_models (2 rows)`);
+console.log(
+  `  pass  inspector --cli: tools/list (${list.tools.length} tools), tools/call geo_models (2 rows), prompts/get task_triage`,
+);
 EOF
 then :; else
   cat "$work/inspector.log" >&2

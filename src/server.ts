@@ -10,6 +10,7 @@ import {
 import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
+import { addPrompts } from "./prompts/index.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
@@ -65,6 +66,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
     clientLog.level = request.params.level;
     return {};
   });
+  addPrompts(server, upstreams, tools);
   server.setRequestHandler("tools/call", (request, ctx: ServerContext) =>
     callTool(upstreams, request.params.name, request.params.arguments, {
       enabled: tools,

@@ -157,7 +157,12 @@ describe.each([
     const discovered = client.getDiscoverResult();
     await client.close();
     expect(discovered?.supportedVersions).toContain(MODERN);
-    expect(discovered?.capabilities).toEqual({ tools: { listChanged: false }, logging: {} });
+    expect(discovered?.capabilities).toEqual({
+      tools: { listChanged: false },
+      logging: {},
+      prompts: { listChanged: false },
+      completions: {},
+    });
     expect(discovered?.instructions).toContain("Agent-workspace tools");
   });
 });

@@ -78,7 +78,12 @@ function modern(id: number, method: string, params: Record<string, unknown> = {}
   return request(id, method, { ...params, _meta: envelope });
 }
 
-const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+const CAPABILITIES = {
+  tools: { listChanged: false },
+  logging: {},
+  prompts: { listChanged: false },
+  completions: {},
+};
 const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`;
 
 describe("the 2025 revisions over stdio", () => {

@@ -1,0 +1,168 @@
+// The prompts of a server: listed, rendered and completed only where every tool they use is enabled.
+// prompts/get checks its arguments against what the key can see, so a wrong project is an error that
+// lists the right ones; completion/complete fails soft (no values) whatever the upstream does.
+import {
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from "@modelcontextprotocol/server";
+import type { Upstreams } from "../clients/index.js";
+import { excerpt } from "../excerpt.js";
+import { log } from "../log.js";
+import { failureLog, redact, toolErrorResult } from "../tools/errors.js";
+import { PROMPTS, type PromptEnv, type PromptPlan, type PromptSpec } from "./definitions.js";
+import { LookupFailure } from "./lookups.js";
+import { PromptArgumentError } from "./resolve.js";
+
+/** MCP's bound on the values of one completion answer. */
+const MAX_VALUES = 100;
+/** The longest argument value accepted: names and periods are short. */
+const MAX_ARGUMENT_CHARS = 200;
+
+/** The prompts whose tools are all among `tools`. */
+export function enabledPrompts(tools: ReadonlySet<string>): PromptSpec[] {
+  return PROMPTS.filter((prompt) => prompt.tools.every((tool) => tools.has(tool)));
+}
+
+function listOf(prompts: PromptSpec[]): ListPromptsResult {
+  return {
+    prompts: prompts.map(({ name, title, description, arguments: args }) => ({
+      name,
+      title,
+      description,
+      arguments: args.map(({ name, description, required }) => ({ name, description, required })),
+    })),
+  };
+}
+
+/** The plan as the text the assistant reads: the steps numbered, each call with its exact arguments. */
+export function renderPlan({ intro, steps, closing }: PromptPlan): string {
+  const lines = steps.map(({ purpose, call }, index) => {
+    const action = call ? ` call \`${call.tool}\` with \`${JSON.stringify(call.args)}\`` : "";
+    return `${index + 1}. ${purpose}${action}`;
+  });
+  return [intro, "", ...lines, "", closing].join("\n");
+}
+
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+
+function findPrompt(prompts: PromptSpec[], name: string): PromptSpec {
+  const prompt = prompts.find((candidate) => candidate.name === name);
+  if (prompt) return prompt;
+  const available = prompts.map((candidate) => candidate.name).join(", ");
+  const offline = PROMPTS.find((candidate) => candidate.name === name);
+  const why = offline
+    ? ` is not offered: it needs the tools ${offline.tools.join(", ")} (see --toolsets, --tools)`
+    : " does not exist";
+  throw invalid(`Unknown prompt: "${excerpt(name, 60)}"${why}. Available: ${available}.`);
+}
+
+/** The arguments trimmed, empty ones dropped; an unknown, missing or overlong one is -32602. */
+function checkArguments(prompt: PromptSpec, given: Record<string, string> = {}): Record<string, string> {
+  const known = prompt.arguments.map((argument) => argument.name);
+  const args: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (!known.includes(name)) {
+      throw invalid(`${prompt.name}: no argument "${excerpt(name, 40)}"; its arguments: ${known.join(", ")}`);
+    }
+    const trimmed = value.trim();
+    if (trimmed.length > MAX_ARGUMENT_CHARS) {
+      throw invalid(`${prompt.name}: ${name} is longer than ${MAX_ARGUMENT_CHARS} characters`);
+    }
+    if (trimmed) args[name] = trimmed;
+  }
+  const missing = prompt.arguments.filter((argument) => argument.required && !(argument.name in args));
+  if (missing.length > 0) {
+    const names = missing.map((argument) => argument.name).join(" and ");
+    const what = missing.map((argument) => `${argument.name}: ${argument.description}`).join(" ");
+    throw invalid(`${prompt.name} needs ${names}. ${what}`);
+  }
+  return args;
+}
+
+async function getPrompt(
+  prompt: PromptSpec,
+  given: Record<string, string> | undefined,
+  env: PromptEnv,
+): Promise<GetPromptResult> {
+  const args = checkArguments(prompt, given);
+  let plan: PromptPlan;
+  try {
+    plan = await prompt.plan(args, env);
+  } catch (error) {
+    if (error instanceof PromptArgumentError) throw invalid(`${prompt.name}: ${error.message}`);
+    if (error instanceof LookupFailure) {
+      const { level, fields } = failureLog(error.cause);
+      log(level, "prompt lookup failed", { prompt: prompt.name, tool: error.definition.name, ...fields });
+      const explained = toolErrorResult(error.definition, error.cause, env.upstreams.settings);
+      const text = explained.content[0]?.type === "text" ? explained.content[0].text : "";
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `${prompt.name}: could not check its arguments. ${text}`,
+      );
+    }
+    throw error;
+  }
+  const text = redact(renderPlan(plan), env.upstreams.settings);
+  return { description: prompt.description, messages: [{ role: "user", content: { type: "text", text } }] };
+}
+
+const NO_VALUES: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
+
+async function complete(
+  prompts: PromptSpec[],
+  params: CompleteRequest["params"],
+  env: PromptEnv,
+): Promise<CompleteResult> {
+  // Resources have nothing to complete here.
+  if (params.ref.type !== "ref/prompt") return NO_VALUES;
+  const prompt = findPrompt(prompts, params.ref.name);
+  const argument = prompt.arguments.find((candidate) => candidate.name === params.argument.name);
+  if (!argument?.choices) return NO_VALUES;
+  let listing: Awaited<ReturnType<NonNullable<typeof argument.choices>>>;
+  try {
+    listing = await argument.choices(env, params.context?.arguments ?? {});
+  } catch (error) {
+    const cause = error instanceof LookupFailure ? error.cause : error;
+    const { fields } = failureLog(cause);
+    log("warning", "completion lookup failed", { prompt: prompt.name, argument: argument.name, ...fields });
+    return NO_VALUES;
+  }
+  const typed = params.argument.value.trim().toLowerCase();
+  const { settings } = env.upstreams;
+  const names = new Set(
+    listing.items
+      .map((item) => item.name)
+      .filter((name) => name.toLowerCase().startsWith(typed) && redact(name, settings) === name),
+  );
+  const values = [...names];
+  const hasMore = values.length > MAX_VALUES || !listing.complete;
+  return {
+    completion: {
+      values: values.slice(0, MAX_VALUES),
+      ...(listing.complete ? { total: values.length } : {}),
+      hasMore,
+    },
+  };
+}
+
+/**
+ * Adds the prompts the server's tools allow, with completion of their arguments. A server left with
+ * none declares neither capability, so prompts/list is then an unknown method.
+ */
+export function addPrompts(server: Server, upstreams: Upstreams, tools: ReadonlySet<string>): void {
+  const prompts = enabledPrompts(tools);
+  if (prompts.length === 0) return;
+  server.registerCapabilities({ prompts: { listChanged: false }, completions: {} });
+  const list = listOf(prompts);
+  const env = (): PromptEnv => ({ upstreams, enabled: tools, now: new Date() });
+  server.setRequestHandler("prompts/list", () => list);
+  server.setRequestHandler("prompts/get", (request) =>
+    getPrompt(findPrompt(prompts, request.params.name), request.params.arguments, env()),
+  );
+  server.setRequestHandler("completion/complete", (request) => complete(prompts, request.params, env()));
+}
