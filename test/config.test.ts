@@ -44,7 +44,12 @@ describe("configuration", () => {
       responseFormat: "concise",
       maxResultTokens: 8000,
     });
-    expect(config.tools).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
+    expect(config.tools).toEqual({
+      toolsets: undefined,
+      tools: undefined,
+      readOnly: false,
+      noReportView: false,
+    });
   });
 
   it("reads the environment, trimming base URLs of their trailing slash", () => {
@@ -59,6 +64,7 @@ describe("configuration", () => {
       UPSTREAM_TIMEOUT_MS: "1500",
       MCP_TOOLSETS: "workspace",
       MCP_READ_ONLY: "1",
+      MCP_NO_REPORT_VIEW: "yes",
     });
     expect(config.upstream).toMatchObject({
       workspaceApiKey: "key",
@@ -70,7 +76,12 @@ describe("configuration", () => {
       analyticsProjectId: PROJECT,
       timeoutMs: 1500,
     });
-    expect(config.tools).toEqual({ toolsets: ["workspace"], tools: undefined, readOnly: true });
+    expect(config.tools).toEqual({
+      toolsets: ["workspace"],
+      tools: undefined,
+      readOnly: true,
+      noReportView: true,
+    });
   });
 
   it("lets a flag win over its variable", () => {
