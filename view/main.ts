@@ -124,9 +124,11 @@ function drawChart(plan: ChartPlan): void {
     series: plan.series.map(({ name, values }) => ({ name, data: values })),
   };
   const width = canvas.clientWidth || 600;
+  // One count per answer or choice drawn (Chartist also redraws on resize: that is the same drawing).
+  state.renders += 1;
+  const drawing = String(state.renders);
   const done = () => {
-    state.renders += 1;
-    figure.dataset.renders = String(state.renders);
+    figure.dataset.drawn = drawing;
   };
   if (plan.kind === "lines") {
     new LineChart(canvas, data, {
@@ -188,7 +190,9 @@ function drawControls(controls: Controls, plan: ChartPlan): void {
       setOptions($("split"), ["", ...controls.dimension.values], [chosen[1] ?? ""]);
     $("dimension-label").textContent = controls.dimension.multiple ? "Dimension" : "Group by";
   }
-  const extra = (controls.metrics ?? []).filter((name) => !plan.measures.includes(name));
+  // Metrics the tool can add and the rows lack (one already there but not numeric draws nothing).
+  const columns = state.table?.columns ?? [];
+  const extra = (controls.metrics ?? []).filter((name) => !columns.includes(name));
   show("measure-field", plan.measures.length + extra.length > 0);
   setOptions($("measure"), [...plan.measures, ...extra], [plan.measure ?? ""]);
   show("stacked-field", plan.kind === "grouped-bars" || plan.kind === "stacked-bars");
