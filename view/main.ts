@@ -109,7 +109,13 @@ function drawChart(plan: ChartPlan): void {
   figure.dataset.marks = String(markCount(plan));
   figure.hidden = plan.kind === "none";
   drawLegend(plan);
-  if (plan.kind === "none") return;
+  // One count per answer or choice drawn (Chartist also redraws on resize: that is the same drawing).
+  state.renders += 1;
+  const drawing = String(state.renders);
+  const done = () => {
+    figure.dataset.drawn = drawing;
+  };
+  if (plan.kind === "none") return done();
   const measureLabel = plan.measure ?? "";
   $("chart-title").textContent =
     plan.kind === "lines"
@@ -124,12 +130,6 @@ function drawChart(plan: ChartPlan): void {
     series: plan.series.map(({ name, values }) => ({ name, data: values })),
   };
   const width = canvas.clientWidth || 600;
-  // One count per answer or choice drawn (Chartist also redraws on resize: that is the same drawing).
-  state.renders += 1;
-  const drawing = String(state.renders);
-  const done = () => {
-    figure.dataset.drawn = drawing;
-  };
   if (plan.kind === "lines") {
     new LineChart(canvas, data, {
       height: 260,
@@ -254,8 +254,8 @@ async function callAgain(changes: Args): Promise<void> {
 }
 
 function wireControls(): void {
-  $("controls").addEventListener("submit", (event) => {
-    event.preventDefault();
+  // Not a form submission: a host's sandbox may not allow forms.
+  const applyRange = () => {
     const start = $<HTMLInputElement>("start").value;
     const end = $<HTMLInputElement>("end").value;
     void callAgain({
@@ -263,7 +263,13 @@ function wireControls(): void {
       end_date: end || undefined,
       ...(state.args.pagination ? { pagination: { ...(state.args.pagination as Args), offset: 0 } } : {}),
     });
-  });
+  };
+  $("apply").addEventListener("click", applyRange);
+  for (const id of ["start", "end"]) {
+    $(id).addEventListener("keydown", (event) => {
+      if (event.key === "Enter") applyRange();
+    });
+  }
   $("interval").addEventListener("change", (event) => {
     void callAgain({ date_aggregation_interval: (event.target as HTMLSelectElement).value });
   });

@@ -32,7 +32,10 @@ window.mountView = async ({ html, tool, args, result, theme }) => {
   iframe.id = "view";
   iframe.setAttribute("sandbox", "allow-scripts");
   iframe.title = "report view";
-  iframe.srcdoc = html.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${CSP}">`);
+  iframe.srcdoc = html.replace(
+    "<head>",
+    `<head><meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+  );
   document.body.append(iframe);
   await new Promise((resolve) => iframe.addEventListener("load", resolve, { once: true }));
   bridge = new AppBridge(
