@@ -43,7 +43,7 @@ export async function buildView() {
   const template = readFileSync(`${ROOT}view/index.html`, "utf8");
   // esbuild escapes "</script" and "</style" in what it writes, so both can sit inline.
   const html = template
-    .replace(/\s*<!--[^]*?-->/g, "")
+    .replace(/\s*<!--[\s\S]*?-->/g, "")
     .replace("/*STYLE*/", () => style.outputFiles[0].text.trim())
     .replace("/*SCRIPT*/", () => script.outputFiles[0].text.trim());
   mkdirSync(`${ROOT}dist/views`, { recursive: true });

@@ -115,7 +115,10 @@ function drawChart(plan: ChartPlan): void {
   const done = () => {
     figure.dataset.drawn = drawing;
   };
-  if (plan.kind === "none") return done();
+  if (plan.kind === "none") {
+    done();
+    return;
+  }
   const measureLabel = plan.measure ?? "";
   $("chart-title").textContent =
     plan.kind === "lines"
