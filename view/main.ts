@@ -7,7 +7,7 @@ import {
   applyHostFonts,
   applyHostStyleVariables,
 } from "@modelcontextprotocol/ext-apps";
-import { BarChart, LineChart } from "chartist";
+import { BarChart, Interpolation, LineChart } from "chartist";
 import { type Controls, controlsFor, dayOf } from "./controls.js";
 import { type ChartPlan, kindsOf, markCount, planChart, type Table, tableOf } from "./model.js";
 
@@ -59,14 +59,32 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
-function drawTable(table: Table): void {
+/** The table's columns: what the chart draws first (label, split, measure), identifiers last. */
+function tableColumns(table: Table, plan: ChartPlan): number[] {
+  const first = [plan.x, plan.split, plan.measure, ...plan.measures].filter((name) => name !== undefined);
+  const rank = (name: string, index: number) => {
+    const at = first.indexOf(name);
+    if (at >= 0) return at;
+    const identifiers = table.rows.every((row) => typeof row[index] === "string" && UUID.test(row[index]));
+    return identifiers ? 2000 + index : 1000 + index;
+  };
+  return table.columns
+    .map((name, index) => ({ index, rank: rank(name, index) }))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ index }) => index);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function drawTable(table: Table, plan: ChartPlan): void {
   const kinds = kindsOf(table);
+  const order = tableColumns(table, plan);
   const element = $<HTMLTableElement>("table");
   element.replaceChildren();
   const caption = element.createCaption();
   caption.textContent = `${table.rows.length} row${table.rows.length === 1 ? "" : "s"}`;
   const head = element.createTHead().insertRow();
-  for (const name of table.columns) {
+  for (const name of order.map((index) => table.columns[index]!)) {
     const th = document.createElement("th");
     th.scope = "col";
     th.textContent = name;
@@ -76,11 +94,11 @@ function drawTable(table: Table): void {
   const body = element.createTBody();
   for (const row of table.rows) {
     const tr = body.insertRow();
-    row.forEach((value, index) => {
+    for (const index of order) {
       const td = tr.insertCell();
-      td.textContent = cellText(value);
+      td.textContent = cellText(row[index]);
       if (kinds.get(table.columns[index]!) === "number") td.className = "num";
-    });
+    }
   }
 }
 
@@ -136,6 +154,8 @@ function drawChart(plan: ChartPlan): void {
   if (plan.kind === "lines") {
     new LineChart(canvas, data, {
       height: 260,
+      // Through every point without overshooting it (a spline can dip below zero between two points).
+      lineSmooth: Interpolation.monotoneCubic(),
       fullWidth: true,
       chartPadding: { right: 24 },
       axisX: { labelInterpolationFnc: thin(plan.labels.length, Math.floor(width / 90)) },
@@ -144,7 +164,14 @@ function drawChart(plan: ChartPlan): void {
   }
   const horizontal = plan.labels.some((label) => label.length > 12) || plan.labels.length > 12;
   const perLabel = plan.kind === "grouped-bars" ? plan.series.length : 1;
-  new BarChart(canvas, data, {
+  // Horizontal bars are drawn from the bottom up: reversed, the first row is on top.
+  const bars = horizontal
+    ? {
+        labels: [...data.labels].reverse(),
+        series: data.series.map((s) => ({ ...s, data: [...s.data].reverse() })),
+      }
+    : data;
+  new BarChart(canvas, bars, {
     height: horizontal ? Math.max(220, plan.labels.length * (14 + 10 * perLabel) + 40) : 260,
     horizontalBars: horizontal,
     stackBars: plan.kind === "stacked-bars",
@@ -224,7 +251,7 @@ function render(): void {
   }
   const plan = planChart(table, { measure: state.measure, stacked: state.stacked });
   drawChart(plan);
-  drawTable(table);
+  drawTable(table, plan);
   drawControls(controlsFor(tool?.inputSchema, state.args), plan);
   say(plan.kind === "none" ? `Nothing to chart: ${plan.reason} The table shows the rows.` : "");
 }
