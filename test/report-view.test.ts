@@ -1,6 +1,7 @@
 // The report view (MCP Apps): a client that declares the extension sees the view linked from the tools it
 // draws and can read it; every other client sees exactly what it saw without the view; tool results are
 // the same bytes with the view and without it; MCP_NO_REPORT_VIEW takes it all away.
+import { readFileSync } from "node:fs";
 import type { ClientCapabilities } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
@@ -121,5 +122,22 @@ describe("additive", () => {
     expect(client.getServerCapabilities()?.resources).toBeUndefined();
     expect((await client.listTools()).tools.filter((tool) => tool._meta !== undefined)).toEqual([]);
     await expect(client.readResource({ uri: REPORT_VIEW_URI })).rejects.toThrow();
+  });
+});
+
+describe("the docs", () => {
+  it("name every tool the view draws, its URI and its setting", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const section = readme.slice(
+      readme.indexOf("## Charts in the conversation"),
+      readme.indexOf("## Configuration"),
+    );
+    const page = readFileSync(new URL("../docs/report-view.md", import.meta.url), "utf8");
+    for (const name of REPORT_VIEW_TOOLS) {
+      expect(section).toContain(`\`${name}\``);
+      expect(page).toContain(`\`${name}\``);
+    }
+    expect(section).toContain("MCP_NO_REPORT_VIEW=1");
+    expect(page).toContain(REPORT_VIEW_URI);
   });
 });
