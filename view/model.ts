@@ -98,8 +98,8 @@ export interface ChartChoice {
 
 /**
  * The chart for a table:
- * - a date column whose rows are not one per category: lines over time (a line per value of a
- *   category column, if there is one);
+ * - a date column, and no category column with one row per value: lines over time (a line per
+ *   value of a category column, if there is one);
  * - a category column with one row per value: bars;
  * - two category columns (rows per pair): grouped bars, or stacked when chosen;
  * - no numeric column, or nothing to label the rows with: no chart (the table still shows).
@@ -118,7 +118,8 @@ export function planChart(table: Table, choice: ChartChoice = {}): ChartPlan {
   const labelling = categories.find((name) => unique(column(table, name)));
   const values = column(table, measure).map((value) => (typeof value === "number" ? value : null));
 
-  if (date !== undefined && (labelling === undefined || !unique(column(table, date)))) {
+  // Rows that each name a thing of their own (a unique label) are things, whatever dates they carry.
+  if (date !== undefined && labelling === undefined) {
     const split = categories.find((name) => name !== date);
     return pivot(table, "lines", date, split, measure, measures, true);
   }
