@@ -16,6 +16,7 @@ const E2E = [
   "test/startup.test.ts",
   "test/shutdown-drain.test.ts",
   "test/bench-driver.test.ts",
+  "test/report-view-eras.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 
