@@ -61,11 +61,9 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])("over %s",
           expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
             REPORT_VIEW_URI,
           ]);
-          const [content] = (await client.readResource({ uri: REPORT_VIEW_URI })).contents as [
-            { mimeType: string; text: string },
-          ];
-          expect(content.mimeType).toBe(MIME);
-          expect(content.text.startsWith("<!doctype html>")).toBe(true);
+          const [content] = (await client.readResource({ uri: REPORT_VIEW_URI })).contents;
+          expect(content?.mimeType).toBe(MIME);
+          expect(content && "text" in content && content.text.startsWith("<!doctype html>")).toBe(true);
         } finally {
           await client.close();
         }
