@@ -157,7 +157,7 @@ describe.each([
     const discovered = client.getDiscoverResult();
     await client.close();
     expect(discovered?.supportedVersions).toContain(MODERN);
-    expect(discovered?.capabilities).toEqual({ tools: { listChanged: false }, logging: {} });
+    expect(discovered?.capabilities).toEqual({ tools: { listChanged: false }, logging: {}, resources: {} });
     expect(discovered?.instructions).toContain("Agent-workspace tools");
   });
 });

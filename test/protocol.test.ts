@@ -78,7 +78,7 @@ function modern(id: number, method: string, params: Record<string, unknown> = {}
   return request(id, method, { ...params, _meta: envelope });
 }
 
-const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+const CAPABILITIES = { tools: { listChanged: false }, logging: {}, resources: {} };
 const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`;
 
 describe("the 2025 revisions over stdio", () => {
@@ -110,7 +110,7 @@ describe("the 2025 revisions over stdio", () => {
         request(3, "tools/call", { name: "whoami", arguments: [1] }),
         request(4, "tools/list", { cursor: 5 }),
         request(5, "logging/setLevel", { level: "loud" }),
-        request(6, "resources/list"),
+        request(6, "resources/subscribe", { uri: "ui://agent-workspace-mcp/report-view.html" }),
         request(7, "ping"),
       ],
       7,

@@ -249,7 +249,16 @@ function render(): void {
     say("This answer has no rows to chart.");
     return;
   }
-  const plan = planChart(table, { measure: state.measure, stacked: state.stacked });
+  // A page of tasks lists things, it does not measure them: its counts (view "counts") are the chart.
+  const plan: ChartPlan = Array.isArray(state.body?.items)
+    ? {
+        kind: "none",
+        reason: "A page of tasks is a list, not a measure (view counts charts them).",
+        measures: [],
+        labels: [],
+        series: [],
+      }
+    : planChart(table, { measure: state.measure, stacked: state.stacked });
   drawChart(plan);
   drawTable(table, plan);
   drawControls(controlsFor(tool?.inputSchema, state.args), plan);

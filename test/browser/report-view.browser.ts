@@ -396,6 +396,29 @@ describe("the report view in the host", () => {
     expect(order).toEqual(["interval", "dimension", "split", "measure", "chart", "table-wrap"]);
   });
 
+  it("a page of tasks (tasks_query list) is a table, and the view says there is nothing to chart", async () => {
+    const tool = tools.find((item) => item.name === "tasks_query")!;
+    const args = { view: "list", query: { pagination: { page_size: 5 } } };
+    const result = (await client.callTool({ name: "tasks_query", arguments: args })) as CallToolResult;
+    const { items } = result.structuredContent as { items: unknown[] };
+    expect(items.length).toBe(5);
+    await page.evaluate((options) => (globalThis as unknown as HostWindow).mountView(options), {
+      html,
+      tool: { name: tool.name, title: tool.title, inputSchema: tool.inputSchema as Record<string, unknown> },
+      args,
+      result: result as unknown as Record<string, unknown>,
+      theme: "light" as const,
+    });
+    const frame = page.frameLocator("#view");
+    await expect.poll(() => frame.locator("#chart").getAttribute("data-chart-kind")).toBe("none");
+    expect(await frame.locator("#chart").isHidden()).toBe(true);
+    expect(await frame.locator("#status").textContent()).toMatch(
+      /^Nothing to chart: A page of tasks is a list/,
+    );
+    expect(await frame.locator("#table tbody tr").count()).toBe(items.length);
+    expect(await frame.locator("#dimension-field").isHidden()).toBe(true);
+  });
+
   it("asked the network for nothing but the host page, and threw nothing", () => {
     expect(new Set(requested)).toEqual(new Set([hostUrl, `${hostUrl}host.js`]));
     expect(pageErrors).toEqual([]);
