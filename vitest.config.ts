@@ -20,6 +20,7 @@ const E2E = [
   "test/shutdown-drain.test.ts",
   "test/bench-driver.test.ts",
   "test/mcpb.test.ts",
+  "test/report-view-eras.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 

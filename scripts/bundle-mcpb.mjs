@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { packExtension } from "@anthropic-ai/mcpb";
 import { build } from "esbuild";
+import { VIEW_FILE } from "./build-view.mjs";
+import { zodEnglishOnly } from "./zod-english.mjs";
 
 // The built module, typed as its source (a static import would type-check dist/ itself).
 /** @type {typeof import("../src/mcpb-manifest.js")} */
@@ -35,22 +37,6 @@ const inlinePackageFacts = {
   },
 };
 
-// zod re-exports every locale's messages (a fifth of the bundle); the server keeps zod's default, English.
-const englishOnly = {
-  name: "zod-english-only",
-  setup(builder) {
-    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
-      /[\\/]zod[\\/]v4[\\/]/.test(importer)
-        ? { path: "zod-locales", namespace: "zod-english-only" }
-        : undefined,
-    );
-    builder.onLoad({ filter: /.*/, namespace: "zod-english-only" }, () => ({
-      contents: 'export { default as en } from "zod/v4/locales/en.js";',
-      resolveDir: root,
-    }));
-  },
-};
-
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
   await build({
@@ -64,7 +50,9 @@ try {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts, englishOnly],
+    plugins: [inlinePackageFacts, zodEnglishOnly],
+    // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
+    define: { __REPORT_VIEW_HTML__: JSON.stringify(readFileSync(VIEW_FILE, "utf8")) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',

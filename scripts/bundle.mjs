@@ -3,6 +3,7 @@
 // transport) becomes its own chunk beside it. The other modules of dist/ stay as tsc wrote them.
 import { readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { buildView } from "./build-view.mjs";
 
 const DIST = new URL("../dist/", import.meta.url).pathname;
 const CHUNK_PREFIX = "bundle-";
@@ -10,6 +11,9 @@ const CHUNK_PREFIX = "bundle-";
 for (const file of readdirSync(DIST)) {
   if (file.startsWith(CHUNK_PREFIX)) rmSync(`${DIST}${file}`);
 }
+
+// The report view's HTML (src/views/html.ts) travels inside the bundle: nothing beside it to find.
+const reportViewHtml = await buildView();
 
 await build({
   entryPoints: { cli: "src/cli.ts" },
@@ -25,5 +29,6 @@ await build({
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
   },
+  define: { __REPORT_VIEW_HTML__: JSON.stringify(reportViewHtml) },
   logLevel: "warning",
 });

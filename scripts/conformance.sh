@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Protocol conformance of the built server (dist/), both transports, against the sandbox (--demo):
 #  1. the official MCP conformance suite over streamable HTTP, each server scenario that applies to a
-#     server of tools and prompts (docs/conformance.md says why each other one does not):
+#     server of tools, prompts and one resource (docs/conformance.md says why each other one does not):
 #     - suite 0.1.13 for the 2025 revisions (initialize handshake), against the default (stateful) server;
 #     - suite 0.2.x for 2026-07-28 (stateless, per-request _meta), against the stateful and the
 #       --stateless server; 0.2.x needs Node >= 22, so it runs on the Node 22 pinned in scripts/mcp-tools;
@@ -15,12 +15,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, prompts, logging, HTTP).
+# Scenarios of @modelcontextprotocol/conformance 0.1.13 that apply to this server (tools, prompts, resources,
+# logging, HTTP).
 SCENARIOS_2025=(server-initialize ping tools-list server-sse-multiple-streams logging-set-level dns-rebinding-protection
-  prompts-list)
+  prompts-list resources-list)
 # Scenarios of the 0.2.x suite at 2026-07-28 that apply (ping, logging/setLevel, initialize are gone there).
 SCENARIOS_2026=(server-stateless tools-list server-sse-multiple-streams dns-rebinding-protection caching
-  http-header-validation prompts-list)
+  http-header-validation prompts-list resources-list sep-2164-resource-not-found)
 # Checks inside an applicable 0.2.x scenario that do not apply to this server, as scenario:check-id.
 # A FAILURE of one of these is reported as n/a; any other FAILURE fails the scenario.
 NOT_APPLICABLE=(
@@ -30,9 +31,6 @@ NOT_APPLICABLE=(
   server-stateless:sep-2575-missing-capability-http-400
   server-stateless:sep-2575-http-server-no-independent-requests-on-stream
   server-stateless:sep-2575-server-no-log-without-loglevel
-  # caching: the suite lists resources too; a server without them rightly answers -32601.
-  caching:sep-2549-resources-list-caching-hints
-  caching:sep-2549-resources-templates-list-caching-hints
 )
 # PENDING: scenarios not run by default, as era:scenario (none at present).
 PENDING=()

@@ -11,7 +11,15 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const root = new URL("..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const EXPECTED_TOOLS = 14;
-const SHIPPED = ["LICENSE", "README.md", "dist/cli.js", "package.json", "server.json"];
+// dist/views/report-view.html: the report view, which the unbundled modules of dist/ read (cli.js embeds it).
+const SHIPPED = [
+  "LICENSE",
+  "README.md",
+  "dist/cli.js",
+  "dist/views/report-view.html",
+  "package.json",
+  "server.json",
+];
 
 const run = (command, args, cwd) =>
   execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
@@ -56,7 +64,15 @@ try {
     if (tools.length !== EXPECTED_TOOLS) fail(`listed ${tools.length} tools, expected ${EXPECTED_TOOLS}`);
     const result = await client.callTool({ name: "whoami", arguments: {} });
     if (result.isError) fail(`whoami failed: ${JSON.stringify(result.content)}`);
-    console.log(`stdio session from the installed package: ${tools.length} tools, whoami answered`);
+    const view = (await client.readResource({ uri: "ui://agent-workspace-mcp/report-view.html" }))
+      .contents[0];
+    const html = view && "text" in view ? view.text : undefined;
+    if (view?.mimeType !== "text/html;profile=mcp-app" || !html?.startsWith("<!doctype html>")) {
+      fail("the report view is not served from the installed package");
+    }
+    console.log(
+      `stdio session from the installed package: ${tools.length} tools, whoami answered, report view ${html?.length} chars`,
+    );
   } finally {
     await client.close();
   }

@@ -49,9 +49,10 @@ async function startHttp(
 ): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
-  const http = await serveHttp(perUserServers(config.upstream, dispatcher, tools), config.http, () =>
-    missingSettings(config.upstream),
-  );
+  const servers = perUserServers(config.upstream, dispatcher, tools, {
+    reportView: !config.tools.noReportView,
+  });
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
   if (config.demo) {
     process.stderr.write(
@@ -91,7 +92,7 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
     const upstreams = createUpstreams(config.upstream, dispatcher);
-    running = serveStdio(() => buildServer(upstreams, { tools }));
+    running = serveStdio(() => buildServer(upstreams, { tools, reportView: !config.tools.noReportView }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
     running = await startHttp(config, dispatcher, tools);

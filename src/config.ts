@@ -67,6 +67,8 @@ export interface ToolSelection {
   tools?: string[];
   /** Hide tools that create data. */
   readOnly: boolean;
+  /** Serve no report view (MCP Apps) and link none from the tools. */
+  noReportView?: boolean;
 }
 
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error";
@@ -268,6 +270,14 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     default: false,
     section: "Options",
     help: "ask the person before a call that creates data is sent",
+  },
+  "tools.noReportView": {
+    flag: "no-report-view",
+    env: "MCP_NO_REPORT_VIEW",
+    kind: onOff,
+    default: false,
+    section: "Options",
+    help: "serve no report view (MCP Apps charts) and link none from the tools",
   },
   "upstream.responseFormat": {
     flag: "response-format",

@@ -15,6 +15,7 @@ import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+import { readViewResource, rendersViews, toolListWithView, viewResources } from "./views/report-view.js";
 
 export const WORKSPACE_GUIDE = `Agent-workspace tools: tasks, comments, agent runs and attachment links. Start with whoami for the project ids unless a default project is configured; tasks_query and agent_runs_query page with next_cursor.`;
 export const ANALYTICS_GUIDE = `Visibility-analytics (geo_) tools: prompts, tags, topics, models, websites, citations, keywords and a sentiment report. Start with geo_projects for the project ids unless a default project is configured; listings page with pagination {limit, offset} and report info.total_rows.`;
@@ -33,6 +34,8 @@ function instructionsFor(tools: ReadonlySet<string>): string {
 export interface ServerOptions {
   /** The tools this server publishes and answers; the others are refused. Default: all. */
   tools?: ReadonlySet<string>;
+  /** Serve the report view (MCP Apps) and link it from the tools it draws. Default: true. */
+  reportView?: boolean;
 }
 
 type Notify = (notification: ServerNotification) => Promise<void>;
@@ -51,16 +54,24 @@ function retryProgress(token: ProgressToken | undefined, notify: Notify) {
 /** A fresh server instance: connect it to one transport (the SDK's serving entries do). */
 export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
   const tools = options.tools ?? ALL_TOOL_NAMES;
+  const reportView = options.reportView ?? true;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: { tools: { listChanged: false }, logging: {}, ...(reportView && { resources: {} }) },
       instructions: instructionsFor(tools),
     },
   );
   const list = toolListFor(tools);
   const clientLog = new ClientLog();
-  server.setRequestHandler("tools/list", () => list);
+  server.setRequestHandler("tools/list", (_request, ctx) =>
+    reportView && rendersViews(ctx, () => server.getClientCapabilities()) ? toolListWithView(list) : list,
+  );
+  if (reportView) {
+    server.setRequestHandler("resources/list", () => viewResources(tools));
+    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+    server.setRequestHandler("resources/read", (request) => readViewResource(request.params.uri, tools));
+  }
   // Kept here rather than by the SDK: its own handler would send every entry to a client that never asked.
   server.setRequestHandler("logging/setLevel", (request) => {
     clientLog.level = request.params.level;

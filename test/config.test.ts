@@ -45,7 +45,12 @@ describe("configuration", () => {
       maxResultTokens: 8000,
       confirmWrites: false,
     });
-    expect(config.tools).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
+    expect(config.tools).toEqual({
+      toolsets: undefined,
+      tools: undefined,
+      readOnly: false,
+      noReportView: false,
+    });
   });
 
   it("reads the environment, trimming base URLs of their trailing slash", () => {
@@ -60,6 +65,7 @@ describe("configuration", () => {
       UPSTREAM_TIMEOUT_MS: "1500",
       MCP_TOOLSETS: "workspace",
       MCP_READ_ONLY: "1",
+      MCP_NO_REPORT_VIEW: "yes",
     });
     expect(config.upstream).toMatchObject({
       workspaceApiKey: "key",
@@ -71,7 +77,12 @@ describe("configuration", () => {
       analyticsProjectId: PROJECT,
       timeoutMs: 1500,
     });
-    expect(config.tools).toEqual({ toolsets: ["workspace"], tools: undefined, readOnly: true });
+    expect(config.tools).toEqual({
+      toolsets: ["workspace"],
+      tools: undefined,
+      readOnly: true,
+      noReportView: true,
+    });
   });
 
   it("lets a flag win over its variable", () => {

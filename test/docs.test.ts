@@ -7,6 +7,8 @@ import { ENDPOINTS } from "../src/tools/register.js";
 
 const ROOT = new URL("../", import.meta.url);
 const README = readFileSync(new URL("README.md", ROOT), "utf8");
+/** The settings README's table lists; the HTTP transport's own are in docs/hosting.md. */
+const README_SETTINGS = SETTINGS.filter(({ section }) => section !== "HTTP options");
 
 /** The rows of the markdown table that follows `heading`'s first line of `| a | b |`. */
 function tableAfter(text: string, heading: string): string[][] {
@@ -37,10 +39,10 @@ describe("README", () => {
     expect(rows).toEqual(ENDPOINTS.map((e) => [`\`${e.name}\``, `${e.method} \`${e.path}\``]));
   });
 
-  it("has one configuration row per setting, in table order: variable, flag, default and its help line", () => {
+  it("has one configuration row per setting but the HTTP ones, in table order: variable, flag, default and its help line", () => {
     const rows = tableAfter(README, "## Configuration");
     expect(rows).toEqual(
-      SETTINGS.map((setting) => [
+      README_SETTINGS.map((setting) => [
         `\`${setting.env}\``,
         setting.flag ? `\`--${setting.flag}\`` : "",
         defaultText(setting) ?? "",
@@ -56,8 +58,19 @@ describe("README", () => {
     const configuration = README.slice(README.indexOf("## Configuration"), README.indexOf("## Connect"));
     const flags = listed(/--[a-z][a-z-]+/g, configuration).filter((flag) => flag !== "--help");
     const variables = listed(/\b[A-Z]+_[A-Z_]+\b/g, configuration);
-    expect(flags.sort()).toEqual(SETTINGS.flatMap(({ flag }) => (flag ? [`--${flag}`] : [])).sort());
-    expect(variables.sort()).toEqual(SETTINGS.map(({ env }) => env).sort());
+    expect(flags.sort()).toEqual(README_SETTINGS.flatMap(({ flag }) => (flag ? [`--${flag}`] : [])).sort());
+    expect(variables.sort()).toEqual(README_SETTINGS.map(({ env }) => env).sort());
+  });
+
+  it("leaves the HTTP settings to docs/hosting.md, whose first table has a row for each", () => {
+    const hosting = readFileSync(new URL("docs/hosting.md", ROOT), "utf8");
+    const firstCells = tableAfter(hosting, "# Hosting over HTTP").map(([cell]) => cell);
+    for (const { flag, env } of SETTINGS.filter(({ section }) => section === "HTTP options")) {
+      expect(
+        firstCells.some((cell) => cell?.includes(`\`--${flag}\``)),
+        `--${flag} (${env})`,
+      ).toBe(true);
+    }
   });
 
   it("--help gives every setting one line with its flag, help, default and variable", () => {

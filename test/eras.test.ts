@@ -162,6 +162,7 @@ describe.each([
       logging: {},
       prompts: { listChanged: false },
       completions: {},
+      resources: {},
     });
     expect(discovered?.instructions).toContain("Agent-workspace tools");
   });

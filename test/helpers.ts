@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import {
+  type ClientCapabilities,
   deserializeMessage,
   InMemoryTransport,
   type RequestOptions,
@@ -161,11 +162,15 @@ export interface InMemoryHarness {
  */
 export async function startInMemory(
   settings: Partial<UpstreamSettings>,
-  { tools }: Pick<McpOptions, "tools"> = {},
+  {
+    tools,
+    reportView,
+    capabilities,
+  }: Pick<McpOptions, "tools"> & { reportView?: boolean; capabilities?: ClientCapabilities } = {},
 ): Promise<InMemoryHarness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
-  const server = buildServer(createUpstreams(upstreamSettings, dispatcher), { tools });
+  const server = buildServer(createUpstreams(upstreamSettings, dispatcher), { tools, reportView });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   for (const side of [clientSide, serverSide]) {
     // Each message crosses as a JSON line, parsed as the stdio wire parses it: neither side ever holds
@@ -174,7 +179,7 @@ export async function startInMemory(
     side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
   }
   await server.connect(serverSide);
-  const client = new V2Client({ name: "test-client", version: "1.0.0" });
+  const client = new V2Client({ name: "test-client", version: "1.0.0" }, capabilities && { capabilities });
   await client.connect(clientSide);
   await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
   return {

@@ -67,7 +67,12 @@ describe("the bundle's manifest", () => {
     expect(args).toEqual([`${BUNDLE_DIR}/${ENTRY_POINT}`]);
     expect(Object.values(env).filter((value) => value.includes("${"))).toEqual([]);
     expect(config.demo).toBe(true);
-    expect(config.tools).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
+    expect(config.tools).toEqual({
+      toolsets: undefined,
+      tools: undefined,
+      readOnly: false,
+      noReportView: false,
+    });
     expect(config.upstream).toMatchObject({
       workspaceApiKey: undefined,
       analyticsApiKey: undefined,
@@ -93,7 +98,12 @@ describe("the bundle's manifest", () => {
       demo: false,
     });
     expect(config.demo).toBe(false);
-    expect(config.tools).toEqual({ toolsets: ["workspace", "analytics"], tools: undefined, readOnly: true });
+    expect(config.tools).toEqual({
+      toolsets: ["workspace", "analytics"],
+      tools: undefined,
+      readOnly: true,
+      noReportView: false,
+    });
     expect(config.upstream).toMatchObject({
       workspaceApiKey: "key-1",
       analyticsApiKey: "key-2",

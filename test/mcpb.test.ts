@@ -18,6 +18,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { ENDPOINTS } from "../src/tools/register.js";
+import { REPORT_VIEW_FILE } from "../src/views/html.js";
+import { REPORT_VIEW_URI, VIEW_MIME_TYPE } from "../src/views/report-view.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -127,7 +129,7 @@ describe("the .mcpb file", () => {
 });
 
 describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio", (era) => {
-  it("with the sandbox turned on: every tool of the endpoint table, and whoami answers the sandbox's identity", async () => {
+  it("with the sandbox turned on: every tool of the endpoint table, whoami answers the sandbox's identity, the report view is inline", async () => {
     const client = await connect({ demo: true }, era);
     try {
       const { tools } = await client.listTools();
@@ -136,6 +138,15 @@ describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio
       expect(result.isError).toBeUndefined();
       // The demo's sandbox is seeded as the test's own: the same identity and projects.
       expect(result.structuredContent).toEqual(await whoamiFromSandbox());
+      // The one-file server carries the view: nothing beside it to read.
+      const { contents } = await client.readResource({ uri: REPORT_VIEW_URI });
+      expect(contents).toEqual([
+        expect.objectContaining({
+          uri: REPORT_VIEW_URI,
+          mimeType: VIEW_MIME_TYPE,
+          text: readFileSync(REPORT_VIEW_FILE, "utf8"),
+        }),
+      ]);
     } finally {
       await client.close();
     }

@@ -146,7 +146,11 @@ describe("prompts/list", () => {
       tools: selectTools({ tools: ["whoami", "geo_projects"], readOnly: false }),
     });
     try {
-      expect(bare.client.getServerCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
+      expect(bare.client.getServerCapabilities()).toEqual({
+        tools: { listChanged: false },
+        logging: {},
+        resources: {},
+      });
       await expect(bare.client.request({ method: "prompts/list", params: {} })).rejects.toMatchObject({
         code: -32601,
       });

@@ -83,6 +83,7 @@ const CAPABILITIES = {
   logging: {},
   prompts: { listChanged: false },
   completions: {},
+  resources: {},
 };
 const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`;
 
@@ -115,7 +116,7 @@ describe("the 2025 revisions over stdio", () => {
         request(3, "tools/call", { name: "whoami", arguments: [1] }),
         request(4, "tools/list", { cursor: 5 }),
         request(5, "logging/setLevel", { level: "loud" }),
-        request(6, "resources/list"),
+        request(6, "resources/subscribe", { uri: "ui://agent-workspace-mcp/report-view.html" }),
         request(7, "ping"),
       ],
       7,

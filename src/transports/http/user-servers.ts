@@ -8,7 +8,7 @@ import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
 import { ConfigError, type UpstreamSettings } from "../../config.js";
-import { buildServer } from "../../server.js";
+import { buildServer, type ServerOptions } from "../../server.js";
 import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
@@ -98,6 +98,7 @@ export function perUserServers(
   env: UpstreamSettings,
   dispatcher: Dispatcher,
   serverTools: ReadonlySet<string>,
+  options: Omit<ServerOptions, "tools"> = {},
 ): ServerForRequest {
   const impliedProjects = new ImpliedProjectCache();
   return (headers) => {
@@ -121,7 +122,10 @@ export function perUserServers(
       },
       shapingHeaders: shapingHeadersOf(headers),
       build: () =>
-        buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), { tools }),
+        buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), {
+          ...options,
+          tools,
+        }),
     };
   };
 }

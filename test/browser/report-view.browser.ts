@@ -1,0 +1,438 @@
+// The report view in a real browser: Debian's chromium (playwright-core, never a downloaded browser)
+// loads a host page that mounts the view with the extension's AppBridge; the bridge's tools/call go to
+// SDK v2's client of the built server on --demo over real HTTP. For every tool the view draws, in light
+// and dark: the chart drew what the rows say (marks against rows, axis labels, legend, the table), and a
+// change of range (or grouping, page, interval) is a new tools/call whose answer is drawn.
+// REPORT_VIEW_SCREENSHOTS=docs also writes the README's pictures.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type CallToolResult,
+  Client,
+  StreamableHTTPClientTransport,
+  type Tool,
+} from "@modelcontextprotocol/client";
+import { build } from "esbuild";
+import { type BrowserContext, chromium, type FrameLocator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPORT_VIEW_URI } from "../../src/views/report-view.js";
+import { listeningUrl } from "../every-tool.js";
+import { CLI, childEnv } from "../helpers.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const MIME = "text/html;profile=mcp-app";
+
+/** What the host page (host/host.ts) offers the test, as seen from page.evaluate. */
+interface HostWindow {
+  mountView(options: unknown): Promise<void>;
+  setTheme(theme: "light" | "dark"): Promise<void>;
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
+
+const SCREENSHOTS = process.env.REPORT_VIEW_SCREENSHOTS;
+
+type Args = Record<string, unknown>;
+type Theme = "light" | "dark";
+
+/** What a case must draw: the chart kind, its label column, the split column (series) and the measure. */
+interface Expect {
+  kind: "lines" | "bars" | "grouped-bars";
+  x: string;
+  split?: string;
+  measure: string;
+}
+
+interface Case {
+  name: string;
+  args: Args;
+  expect: Expect;
+  /** The interaction: what the reader does, and the arguments the next tools/call must carry. */
+  change: "range" | "group_by" | "page" | "interval";
+}
+
+const CASES: Case[] = [
+  {
+    name: "geo_reports_sentiments",
+    args: {
+      dimensions: ["date"],
+      date_aggregation_interval: "week",
+      measures: ["total_keyword_occurrences"],
+    },
+    expect: { kind: "lines", x: "date", measure: "total_keyword_occurrences" },
+    change: "range",
+  },
+  {
+    name: "geo_reports_sentiments",
+    args: { dimensions: ["topic", "model"], measures: ["total_keyword_occurrences"] },
+    expect: { kind: "grouped-bars", x: "topic", split: "model", measure: "total_keyword_occurrences" },
+    change: "range",
+  },
+  {
+    name: "geo_reports_sentiments",
+    args: { dimensions: ["date", "model"], date_aggregation_interval: "week", measures: ["positive_share"] },
+    expect: { kind: "lines", x: "date", split: "model", measure: "positive_share" },
+    change: "interval",
+  },
+  {
+    name: "geo_models",
+    args: { metrics: ["visibility_score", "mentions_count"] },
+    expect: { kind: "bars", x: "name", measure: "visibility_score" },
+    change: "range",
+  },
+  {
+    name: "geo_websites",
+    args: { metrics: ["mentions_count", "visibility_score"] },
+    expect: { kind: "bars", x: "name", measure: "mentions_count" },
+    change: "range",
+  },
+  {
+    name: "geo_topics",
+    args: { metrics: ["prompts_count"] },
+    expect: { kind: "bars", x: "name", measure: "prompts_count" },
+    change: "range",
+  },
+  {
+    name: "geo_tags",
+    args: { metrics: ["query_count", "competitor_count"] },
+    expect: { kind: "bars", x: "name", measure: "query_count" },
+    change: "range",
+  },
+  {
+    name: "geo_prompts",
+    args: { metrics: ["answers_count"], pagination: { limit: 8 } },
+    expect: { kind: "bars", x: "name", measure: "search_volume" },
+    change: "page",
+  },
+  {
+    name: "geo_keywords",
+    args: { metrics: ["website_count"] },
+    expect: { kind: "bars", x: "keyword", measure: "website_count" },
+    change: "range",
+  },
+  {
+    name: "tasks_query",
+    args: { view: "counts", group_by: "status" },
+    expect: { kind: "bars", x: "status", measure: "count" },
+    change: "group_by",
+  },
+];
+
+let server: ChildProcess;
+let client: Client;
+let tools: Tool[];
+let html: string;
+let hostServer: Server;
+let hostUrl: string;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+/** Every tools/call the view made through the host, with its answer. */
+const viewCalls: { name: string; arguments: Args; result: CallToolResult }[] = [];
+/** Every URL the browser asked for. */
+const requested: string[] = [];
+const pageErrors: string[] = [];
+
+async function hostPage(): Promise<{ server: Server; url: string }> {
+  const bundle = await build({
+    entryPoints: [new URL("host/host.ts", import.meta.url).pathname],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    logLevel: "warning",
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>host</title><style>body{margin:0;background:#888}body[data-theme=dark]{background:#111}iframe{border:0;width:900px;display:block}</style></head><body><script type="module" src="/host.js"></script></body></html>`;
+  const http = createServer((req, res) => {
+    const js = req.url === "/host.js";
+    res.writeHead(200, { "content-type": js ? "text/javascript" : "text/html" });
+    res.end(js ? script : page);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return { server: http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/` };
+}
+
+beforeAll(async () => {
+  server = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
+    env: childEnv({ MCP_RESPONSE_FORMAT: "concise" }),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const url = await listeningUrl(server);
+  client = new Client(
+    { name: "browser-test-host", version: "1.0.0" },
+    { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  tools = (await client.listTools()).tools;
+  const read = await client.readResource({ uri: REPORT_VIEW_URI });
+  const content = read.contents[0] as { mimeType: string; text: string };
+  expect(content.mimeType).toBe(MIME);
+  html = content.text;
+  ({ server: hostServer, url: hostUrl } = await hostPage());
+  profile = mkdtempSync(join(tmpdir(), "report-view-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    viewport: { width: 940, height: 900 },
+  });
+  context.on("request", (request) => requested.push(request.url()));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  await page.exposeFunction("hostCallTool", async (params: { name: string; arguments?: Args }) => {
+    const result = (await client.callTool({
+      name: params.name,
+      arguments: params.arguments,
+    })) as CallToolResult;
+    viewCalls.push({ name: params.name, arguments: params.arguments ?? {}, result });
+    return result;
+  });
+  await page.goto(hostUrl);
+  await page.waitForFunction(() => typeof (globalThis as unknown as HostWindow).mountView === "function");
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await client?.close();
+  server?.kill();
+  await new Promise((resolve) => hostServer?.close(resolve));
+});
+
+/** The rows of an answer as the tool returns them: a concise table, or tasks_query's groups. */
+function rowsOf(result: CallToolResult): { columns: string[]; rows: unknown[][] } {
+  const body = result.structuredContent as Record<string, unknown>;
+  if (Array.isArray(body.groups)) {
+    return {
+      columns: [String(body.group_by), "count"],
+      rows: (body.groups as { key: unknown; count: number }[]).map((group) => [
+        group.key ?? "(none)",
+        group.count,
+      ]),
+    };
+  }
+  return body.data as { columns: string[]; rows: unknown[][] };
+}
+
+/** What the chart must show for these rows: its labels, series names and number of marks. */
+function expected(result: CallToolResult, want: Expect) {
+  const { columns, rows } = rowsOf(result);
+  const at = (name: string) => columns.indexOf(name);
+  const measured = rows.filter((row) => typeof row[at(want.measure)] === "number");
+  const labelsOf = (list: unknown[][]) => [...new Set(list.map((row) => String(row[at(want.x)])))];
+  const labels = want.kind === "lines" ? labelsOf(rows).sort() : labelsOf(rows);
+  const series = want.split ? [...new Set(rows.map((row) => String(row[at(want.split!)])))] : [want.measure];
+  const pairs = new Set(
+    measured.map((row) => `${row[at(want.x)]}\u0000${want.split ? row[at(want.split)] : ""}`),
+  );
+  return { columns, rows, labels, series, marks: pairs.size };
+}
+
+const texts = (frame: FrameLocator, selector: string) => frame.locator(selector).allTextContents();
+
+/** The chart and the table drew exactly what the rows say. */
+async function expectDrawn(frame: FrameLocator, result: CallToolResult, want: Expect) {
+  const shown = expected(result, want);
+  expect(shown.rows.length).toBeGreaterThan(0);
+  const chart = frame.locator("#chart");
+  await expect.poll(() => chart.getAttribute("data-chart-kind")).toBe(want.kind);
+  // Every column, the chart's label and measure first.
+  const headers = await texts(frame, "#table thead th");
+  expect([...headers].sort()).toEqual([...shown.columns].sort());
+  expect(headers[0]).toBe(want.x);
+  expect(headers).toContain(want.measure);
+  expect(await frame.locator("#table tbody tr").count()).toBe(shown.rows.length);
+  expect(await texts(frame, "#legend li")).toEqual(shown.series);
+  const marks = want.kind === "lines" ? ".ct-point" : ".ct-bar";
+  expect(await frame.locator(`#canvas ${marks}`).count()).toBe(shown.marks);
+  if (want.kind === "lines")
+    expect(await frame.locator("#canvas .ct-line").count()).toBe(shown.series.length);
+  expect(await frame.locator("#canvas .ct-series").count()).toBe(shown.series.length);
+  const horizontal = await texts(frame, "#canvas .ct-label.ct-horizontal");
+  const vertical = await texts(frame, "#canvas .ct-label.ct-vertical");
+  if (want.kind === "lines") {
+    // A long time axis labels every nth date, in order, from the first.
+    expect(horizontal[0]).toBe(shown.labels[0]);
+    expect(horizontal.every((label) => shown.labels.includes(label))).toBe(true);
+  } else {
+    const categoryAxis = vertical.some((label) => shown.labels.includes(label)) ? vertical : horizontal;
+    expect([...categoryAxis].sort()).toEqual([...shown.labels].sort());
+  }
+  expect(await frame.locator("#chart-title").textContent()).toContain(want.measure);
+}
+
+async function mount(testCase: Case, theme: Theme) {
+  const tool = tools.find((item) => item.name === testCase.name)!;
+  expect(tool._meta).toMatchObject({ ui: { resourceUri: REPORT_VIEW_URI } });
+  const result = (await client.callTool({ name: testCase.name, arguments: testCase.args })) as CallToolResult;
+  expect(result.isError).toBeFalsy();
+  await page.evaluate((options) => (globalThis as unknown as HostWindow).mountView(options), {
+    html,
+    tool: { name: tool.name, title: tool.title, inputSchema: tool.inputSchema as Record<string, unknown> },
+    args: testCase.args,
+    result: result as unknown as Record<string, unknown>,
+    theme,
+  });
+  const frame = page.frameLocator("#view");
+  await expect.poll(() => frame.locator("#chart").getAttribute("data-drawn")).toBe("1");
+  return { frame, result };
+}
+
+async function expectTheme(frame: FrameLocator, theme: Theme) {
+  const root = frame.locator("html");
+  await expect.poll(() => root.getAttribute("data-theme")).toBe(theme);
+  const background = await frame
+    .locator("body")
+    .evaluate((body) => (globalThis as unknown as HostWindow).getComputedStyle(body).backgroundColor);
+  expect(background).toBe(theme === "light" ? "rgb(255, 255, 255)" : "rgb(27, 27, 31)");
+}
+
+/** The reader's change, the tools/call it must make, and the new answer drawn. */
+async function interact(frame: FrameLocator, testCase: Case, first: CallToolResult) {
+  const before = viewCalls.length;
+  let want: Args;
+  if (testCase.change === "range") {
+    // The sandbox's data runs from October 2025 to 2026-01-15: the last six weeks of it.
+    const [start, end] = ["2025-12-01", "2026-01-15"];
+    await frame.locator("#start").fill(start);
+    await frame.locator("#end").fill(end);
+    await frame.locator("#apply").click();
+    want = { ...testCase.args, start_date: start, end_date: end };
+  } else if (testCase.change === "group_by") {
+    await frame.locator("#dimension").selectOption("priority");
+    want = { ...testCase.args, group_by: "priority" };
+  } else if (testCase.change === "interval") {
+    await frame.locator("#interval").selectOption("month");
+    want = { ...testCase.args, date_aggregation_interval: "month" };
+  } else {
+    const total = (first.structuredContent as { info: { total_rows: number } }).info.total_rows;
+    expect(await frame.locator("#page-text").textContent()).toBe(`Rows 1–8 of ${total}`);
+    await frame.locator("#next").click();
+    want = { ...testCase.args, pagination: { limit: 8, offset: 8 } };
+  }
+  await expect.poll(() => viewCalls.length).toBe(before + 1);
+  const call = viewCalls[before]!;
+  expect(call.name).toBe(testCase.name);
+  expect(call.arguments).toEqual(want);
+  expect(call.result.isError).toBeFalsy();
+  await expect.poll(() => frame.locator("#chart").getAttribute("data-drawn")).toBe("2");
+  const nextExpect = testCase.change === "group_by" ? { ...testCase.expect, x: "priority" } : testCase.expect;
+  await expectDrawn(frame, call.result, nextExpect);
+}
+
+describe.each(["light", "dark"] as const)("the report view, %s theme", (theme) => {
+  it.each(CASES.map((testCase) => [testCase.name, JSON.stringify(testCase.args), testCase] as const))(
+    "%s %s: chart and table from the rows; a change is a new tools/call, drawn",
+    async (_name, _args, testCase) => {
+      const { frame, result } = await mount(testCase, theme);
+      await expectTheme(frame, theme);
+      await expectDrawn(frame, result, testCase.expect);
+      await interact(frame, testCase, result);
+    },
+  );
+});
+
+describe("the report view in the host", () => {
+  it("follows the host's theme when it changes, without a call", async () => {
+    const { frame } = await mount(CASES[3]!, "light");
+    await expectTheme(frame, "light");
+    const before = viewCalls.length;
+    await page.evaluate(() => (globalThis as unknown as HostWindow).setTheme("dark"));
+    await expectTheme(frame, "dark");
+    expect(viewCalls.length).toBe(before);
+  });
+
+  it("switches the measure in place, and stacks grouped bars, without a call", async () => {
+    const { frame, result } = await mount(CASES[6]!, "light");
+    const before = viewCalls.length;
+    await frame.locator("#measure").selectOption("competitor_count");
+    await expect.poll(() => frame.locator("#chart").getAttribute("data-drawn")).toBe("2");
+    await expectDrawn(frame, result, { kind: "bars", x: "name", measure: "competitor_count" });
+    const grouped = await mount(CASES[1]!, "light");
+    await grouped.frame.locator("#stacked").check();
+    await expect
+      .poll(() => grouped.frame.locator("#chart").getAttribute("data-chart-kind"))
+      .toBe("stacked-bars");
+    expect(await grouped.frame.locator("#canvas .ct-bar").count()).toBe(
+      expected(grouped.result, CASES[1]!.expect).marks,
+    );
+    expect(viewCalls.length).toBe(before);
+  });
+
+  it("reaches every control by keyboard, and the chart says what it shows", async () => {
+    const { frame } = await mount(CASES[0]!, "light");
+    const chart = frame.locator("#chart");
+    expect(await chart.getAttribute("role")).toBe("img");
+    expect(await chart.getAttribute("aria-label")).toMatch(
+      /^lines chart of total_keyword_occurrences over date/,
+    );
+    await frame.locator("#apply").focus();
+    const order: string[] = [];
+    for (let step = 0; step < 6; step++) {
+      await page.keyboard.press("Tab");
+      order.push(
+        await frame.locator("body").evaluate(() => {
+          const focused = (
+            globalThis as unknown as { document: { activeElement: { id: string; className: string } } }
+          ).document.activeElement;
+          return focused.id || focused.className;
+        }),
+      );
+    }
+    expect(order).toEqual(["interval", "dimension", "split", "measure", "chart", "table-wrap"]);
+  });
+
+  it("a page of tasks (tasks_query list) is a table, and the view says there is nothing to chart", async () => {
+    const tool = tools.find((item) => item.name === "tasks_query")!;
+    const args = { view: "list", query: { pagination: { page_size: 5 } } };
+    const result = (await client.callTool({ name: "tasks_query", arguments: args })) as CallToolResult;
+    const { items } = result.structuredContent as { items: unknown[] };
+    expect(items.length).toBe(5);
+    await page.evaluate((options) => (globalThis as unknown as HostWindow).mountView(options), {
+      html,
+      tool: { name: tool.name, title: tool.title, inputSchema: tool.inputSchema as Record<string, unknown> },
+      args,
+      result: result as unknown as Record<string, unknown>,
+      theme: "light" as const,
+    });
+    const frame = page.frameLocator("#view");
+    await expect.poll(() => frame.locator("#chart").getAttribute("data-chart-kind")).toBe("none");
+    expect(await frame.locator("#chart").isHidden()).toBe(true);
+    expect(await frame.locator("#status").textContent()).toMatch(
+      /^Nothing to chart: A page of tasks is a list/,
+    );
+    expect(await frame.locator("#table tbody tr").count()).toBe(items.length);
+    expect(await frame.locator("#dimension-field").isHidden()).toBe(true);
+  });
+
+  it("asked the network for nothing but the host page, and threw nothing", () => {
+    expect(new Set(requested)).toEqual(new Set([hostUrl, `${hostUrl}host.js`]));
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.runIf(SCREENSHOTS)("screenshots", () => {
+  it.each([
+    ["report-view-lines.png", CASES[2]!, "light"],
+    ["report-view-grouped.png", CASES[1]!, "dark"],
+    ["report-view-bars.png", CASES[4]!, "light"],
+  ] as const)("%s", async (file, testCase, theme) => {
+    await page.evaluate((value) => (globalThis as unknown as HostWindow).setTheme(value), theme);
+    await mount(testCase, theme);
+    await page.locator("#view").screenshot({ path: join(SCREENSHOTS!, file) });
+  });
+});
