@@ -3,9 +3,10 @@
 // SDK v2's client of the built server on --demo over real HTTP. For every tool the view draws, in light
 // and dark: the chart drew what the rows say (marks against rows, axis labels, legend, the table), and a
 // change of range (or grouping, page, interval) is a new tools/call whose answer is drawn.
-// REPORT_VIEW_SCREENSHOTS=docs also writes the README's pictures.
+// The README's three pictures are taken every run, into a temporary folder; REPORT_VIEW_SCREENSHOTS=docs
+// writes them over the committed ones.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -425,7 +426,12 @@ describe("the report view in the host", () => {
   });
 });
 
-describe.runIf(SCREENSHOTS)("screenshots", () => {
+describe("the README's pictures", () => {
+  const folder = SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "report-view-shots-"));
+  afterAll(() => {
+    if (!SCREENSHOTS) rmSync(folder, { recursive: true, force: true });
+  });
+
   it.each([
     ["report-view-lines.png", CASES[2]!, "light"],
     ["report-view-grouped.png", CASES[1]!, "dark"],
@@ -433,6 +439,15 @@ describe.runIf(SCREENSHOTS)("screenshots", () => {
   ] as const)("%s", async (file, testCase, theme) => {
     await page.evaluate((value) => (globalThis as unknown as HostWindow).setTheme(value), theme);
     await mount(testCase, theme);
-    await page.locator("#view").screenshot({ path: join(SCREENSHOTS!, file) });
+    const view = page.locator("#view");
+    const box = await view.boundingBox();
+    await view.screenshot({ path: join(folder, file) });
+    // A PNG of the view's own size: the signature, then the IHDR chunk's width and height.
+    const png = readFileSync(join(folder, file));
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([
+      Math.round(box!.width),
+      Math.round(box!.height),
+    ]);
   });
 });
