@@ -43,6 +43,7 @@ describe("configuration", () => {
       concurrency: 8,
       responseFormat: "concise",
       maxResultTokens: 8000,
+      sanitize: "on",
     });
     expect(config.tools).toEqual({ toolsets: undefined, tools: undefined, readOnly: false });
   });

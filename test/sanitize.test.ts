@@ -8,6 +8,7 @@ import { sanitizeAnswer, sanitizeMessage, sanitizeText } from "../src/tools/sani
 /** Hidden characters that may stay only where they do a visible job (the benign corpus shows which). */
 const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u;
 const ALWAYS_HIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e001f}]/u;
 
 describe("sanitizeText", () => {

@@ -7,18 +7,20 @@ import type { UpstreamSettings } from "../config.js";
 import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
+import { sanitizeAnswer } from "./sanitize.js";
 import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
 
-/** The body as a text block and as structuredContent, both scrubbed of the keys in use. */
+/** The body as a text block and as structuredContent, both sanitized and scrubbed of the keys in use. */
 function structuredResult(
   body: Record<string, unknown>,
   text: string,
   settings: UpstreamSettings,
 ): CallToolResult {
-  const scrubbed = scrubKeys(body, text, settings);
+  const clean = settings.sanitize === "off" ? { body, text } : sanitizeAnswer(body, text);
+  const scrubbed = scrubKeys(clean.body, clean.text, settings);
   return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 

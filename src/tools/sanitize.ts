@@ -33,6 +33,7 @@ const TAG_FLAG =
   /\u{1F3F4}\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}/gu;
 /** Terminal escapes: CSI, OSC and string commands with their terminator, two-byte escapes, 8-bit CSI. */
 const ANSI =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escapes begin with control characters
   /\x1B\[[0-?]*[ -/]*[@-~]|\x1B\][^\x07\x1B]*(?:\x07|\x1B\\)|\x1B[PX^_][^\x1B]*\x1B\\|\x1B[@-Z\\-_]|\x9B[0-?]*[ -/]*[@-~]/g;
 
 const ZWNJ = 0x200c;
