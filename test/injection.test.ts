@@ -3,9 +3,13 @@
 // --sanitize off the bytes pass as sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
+import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import {
   type AnyCallToolResult,
+  type InMemoryHarness,
   type RecordedHarness,
+  sandboxSettings,
+  startInMemory,
   startOnRecorder,
   TOOL_NAMES,
   textOf,
@@ -112,6 +116,73 @@ describe("errors that quote the API", () => {
       );
     } finally {
       await hidden.close();
+    }
+  });
+});
+
+describe("the sandbox's Inbox project, seeded with the corpus", () => {
+  let sandbox: Sandbox;
+  let demo: InMemoryHarness;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    demo = await startInMemory(sandboxSettings(sandbox));
+  });
+  afterAll(async () => {
+    await demo.close();
+    await sandbox.close();
+  });
+
+  /** Each tool's call on the Inbox project. */
+  const inboxCalls = (): [string, Record<string, unknown>][] => {
+    const project = sandbox.ids.workspaceProjects[2];
+    const analytics = sandbox.ids.analyticsProjects[2];
+    const { inboxTaskId: task, inboxRunId: run, inboxAttachmentId: attachment } = sandbox.ids;
+    const geo = { project_id: analytics };
+    return [
+      ["whoami", {}],
+      ["tasks_query", { project_id: project, query: { pagination: { page_size: 100 } } }],
+      ["tasks_comments", { project_id: project, task_id: task, body: BENIGN.emoji }],
+      ["agent_runs_query", { project_id: project, scope: "task_runs", task_id: task }],
+      ["agent_runs_query", { project_id: project, scope: "run_progress", task_id: task, run_id: run }],
+      [
+        "attachments_download_url",
+        { project_id: project, target: "task", task_id: task, attachment_id: attachment },
+      ],
+      ["geo_projects", {}],
+      ["geo_prompts", { ...geo, metrics: ["answers_count", "answers"] }],
+      ["geo_tags", { ...geo, metrics: ["queries"] }],
+      ["geo_topics", { ...geo, metrics: ["prompts"] }],
+      ["geo_models", geo],
+      ["geo_websites", geo],
+      ["geo_citations", geo],
+      ["geo_keywords", geo],
+      [
+        "geo_reports_sentiments",
+        { ...geo, dimensions: ["topic", "model"], measures: ["total_keyword_occurrences"] },
+      ],
+    ];
+  };
+
+  it("answers every tool, in both forms, without a hidden character or construct; benign text whole", async () => {
+    const seen = new Set<string>();
+    const tools = new Set<string>();
+    for (const [tool, args] of inboxCalls()) {
+      for (const format of ["concise", "full"]) {
+        const result = await demo.call(tool, { ...args, response_format: format });
+        expect(result.isError, `${tool}: ${textOf(result)}`).toBeUndefined();
+        for (const text of stringsOf(result.structuredContent)) {
+          seen.add(text);
+          expect(text, tool).not.toMatch(ALWAYS_HIDDEN);
+          if (!BENIGN_TEXTS.has(text)) expect(text, tool).not.toMatch(HIDDEN_MARKUP);
+        }
+        tools.add(tool);
+      }
+    }
+    expect([...tools]).toEqual(TOOL_NAMES);
+    for (const text of CORPUS) {
+      expect(seen.has(EXPECTED.get(text)!), text).toBe(true);
+      if (!BENIGN_TEXTS.has(text)) expect(seen.has(text), text).toBe(false);
     }
   });
 });
