@@ -23,8 +23,8 @@ const SETTINGS = {
   analyticsProjectId: PROJECT,
 };
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const ALWAYS_HIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\u{e0069}/u;
 /** Constructs that render hidden or fetch: an unescaped image, HTML opening, empty or script link, info string. */
 const HIDDEN_MARKUP =

@@ -122,7 +122,7 @@ export function seedHostileWorkspace(
   data.steps.set(run.id, steps);
   data.ids.inboxTaskId = first.id;
   data.ids.inboxRunId = run.id;
-  data.ids.inboxAttachmentId = (data.taskAttachments.get(first.id)?.[0] as { id: string }).id;
+  data.ids.inboxAttachmentId = data.taskAttachments.get(first.id)![0]!.id;
   return project;
 }
 
