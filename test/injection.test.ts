@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../src/log.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { estimateTokens } from "../src/tools/tokens.js";
 import {
   type AnyCallToolResult,
   type InMemoryHarness,
@@ -99,6 +100,28 @@ describe.each(TOOL_NAMES.flatMap((tool) => ["concise", "full"].map((format) => [
     });
   },
 );
+
+describe("the token budget", () => {
+  it("holds for a sanitized answer: cut to fit, with room for the note", async () => {
+    // Each escape lengthens a title: the page cut to fit before sanitizing no longer would.
+    const titles = Array.from({ length: 60 }, (_, i) => `Task ${i} ${"<i>x</i> ".repeat(20)}`);
+    const tight = await startOnRecorder({ ...SETTINGS, maxResultTokens: 2000 }, () => ({
+      body: { items: titles.map((title, i) => ({ id: `t-${i}`, title })), has_more: false },
+    }));
+    try {
+      const result = await tight.call("tasks_query", { response_format: "concise" });
+      const structured = result.structuredContent as Record<string, unknown>;
+      expect(estimateTokens(textOf(result))).toBeLessThanOrEqual(2000);
+      expect(structured.truncated).toMatchObject({ left_out: expect.any(Number) });
+      expect(structured.sanitized).toMatch(
+        /^\d+ hidden Markdown\/HTML constructs escaped in items\[0\]\.title/,
+      );
+      for (const text of stringsOf(structured)) expect(text).not.toMatch(HIDDEN_MARKUP);
+    } finally {
+      await tight.close();
+    }
+  });
+});
 
 describe("errors that quote the API", () => {
   it("are sanitized and say so", async () => {

@@ -394,18 +394,25 @@ function noteOf(walk: Walk): string {
 
 /**
  * An answer (body and its JSON text) with every string sanitized. Unchanged, it is returned as is,
- * byte for byte; changed, the body gets `sanitized`, the line that says what and where.
+ * byte for byte; changed, the body gets `sanitized`, the line that says what and where (also `note`).
  */
 export function sanitizeAnswer(
   body: Record<string, unknown>,
   text: string,
-): { body: Record<string, unknown>; text: string } {
+): { body: Record<string, unknown>; text: string; note?: string } {
   if (!SUSPECT_IN_JSON.test(text)) return { body, text };
   const walk: Walk = { removed: 0, escaped: 0, fields: [] };
   const clean = sanitizeValue(body, "", walk, 0);
   if (clean === body || !isRecord(clean)) return { body, text };
-  const noted = { ...clean, sanitized: noteOf(walk) };
-  return { body: noted, text: JSON.stringify(noted) };
+  const note = noteOf(walk);
+  const noted = { ...clean, sanitized: note };
+  return { body: noted, text: JSON.stringify(noted), note };
+}
+
+/** A body with every string sanitized, nothing added. */
+export function sanitizeBody(body: Record<string, unknown>): Record<string, unknown> {
+  const clean = sanitizeValue(body, "", { removed: 0, escaped: 0, fields: [] }, 0);
+  return isRecord(clean) ? clean : body;
 }
 
 /** A message that quotes upstream text, sanitized, saying so when it was changed. */
