@@ -118,6 +118,14 @@ describe("sanitizeAnswer", () => {
     expect(body.items[1]?.title).toBe(ATTACKS.zeroWidth);
   });
 
+  it("cleans keys too, keeping their order", () => {
+    const body = { a: 1, "b\u200b": { "c\u202e": "x" }, d: 2 };
+    const answer = sanitizeAnswer(body, JSON.stringify(body));
+    expect(JSON.stringify(answer.body)).toBe(
+      JSON.stringify({ a: 1, b: { c: "x" }, d: 2, sanitized: "2 hidden characters removed in b (key), b.c (key)" }),
+    );
+  });
+
   it("looks behind JSON escapes of hidden characters", () => {
     const body = { title: "a\u200bb" };
     expect(sanitizeAnswer(body, '{"title":"a\\u200bb"}').body).toEqual({

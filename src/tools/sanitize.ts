@@ -339,6 +339,15 @@ interface Walk extends TextChanges {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
+function sanitizeKey(key: string, path: string, walk: Walk): string {
+  const result = sanitizeText(key);
+  if (result.text === key) return key;
+  walk.removed += result.removed;
+  walk.escaped += result.escaped;
+  walk.fields.push(`${path ? `${path}.` : ""}${result.text} (key)`);
+  return result.text;
+}
+
 /** `value` with every string sanitized; the same object wherever nothing changed. */
 function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number): unknown {
   if (typeof value === "string") {
@@ -362,15 +371,20 @@ function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number):
     });
     return copy ?? value;
   }
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const clean = sanitizeValue(item, path ? `${path}.${key}` : key, walk, depth + 1);
-    if (clean !== item) {
-      copy ??= { ...(value as Record<string, unknown>) };
-      copy[key] = clean;
+  const entries = Object.entries(value);
+  let changed = false;
+  for (const entry of entries) {
+    const [key, item] = entry;
+    // A key is text from the API too: cleaned like a value, and named as a key in the note.
+    const name = SUSPECT.test(key) ? sanitizeKey(key, path, walk) : key;
+    const clean = sanitizeValue(item, path ? `${path}.${name}` : name, walk, depth + 1);
+    if (clean !== item || name !== key) {
+      changed = true;
+      entry[0] = name;
+      entry[1] = clean;
     }
   }
-  return copy ?? value;
+  return changed ? Object.fromEntries(entries) : value;
 }
 
 /** How much sanitizing changed: "3 hidden characters removed, 1 hidden Markdown/HTML construct escaped". */
