@@ -122,7 +122,12 @@ describe("sanitizeAnswer", () => {
     const body = { a: 1, "b\u200b": { "c\u202e": "x" }, d: 2 };
     const answer = sanitizeAnswer(body, JSON.stringify(body));
     expect(JSON.stringify(answer.body)).toBe(
-      JSON.stringify({ a: 1, b: { c: "x" }, d: 2, sanitized: "2 hidden characters removed in b (key), b.c (key)" }),
+      JSON.stringify({
+        a: 1,
+        b: { c: "x" },
+        d: 2,
+        sanitized: "2 hidden characters removed in b (key), b.c (key)",
+      }),
     );
   });
 
