@@ -8,6 +8,7 @@ import { zodEnglishOnly } from "./zod-english.mjs";
 const ROOT = new URL("../", import.meta.url).pathname;
 export const VIEW_FILE = `${ROOT}dist/views/report-view.html`;
 
+/** @type {import("esbuild").BuildOptions & { write: false }} */
 const common = { bundle: true, minify: true, write: false, logLevel: "warning", absWorkingDir: ROOT };
 
 /** The one file an in-memory build wrote. */

@@ -32,6 +32,8 @@ export interface UpstreamSettings {
   maxResultTokens?: number;
   /** Ask the person (elicitation) before any call that creates data is sent (src/tools/confirm.ts). */
   confirmWrites?: boolean;
+  /** off: answers' text as the APIs sent it, hidden characters and Markdown included (default: on). */
+  sanitize?: "on" | "off";
 }
 
 export interface HttpSettings {
@@ -294,6 +296,14 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     default: 8000,
     section: "Options",
     help: "token budget of a concise answer; a full one gets at least 20000",
+  },
+  "upstream.sanitize": {
+    flag: "sanitize",
+    env: "MCP_SANITIZE",
+    kind: oneOf(["on", "off"]),
+    default: "on",
+    section: "Options",
+    help: "off passes hidden characters and Markdown from the APIs as sent",
   },
   logLevel: {
     flag: "log-level",

@@ -44,6 +44,7 @@ describe("configuration", () => {
       responseFormat: "concise",
       maxResultTokens: 8000,
       confirmWrites: false,
+      sanitize: "on",
     });
     expect(config.tools).toEqual({
       toolsets: undefined,

@@ -59,8 +59,14 @@ describe("the SDK client takes whatever the upstream answers", () => {
 
   beforeAll(async () => {
     setLogLevel("error"); // the server's request log is not this test's output
+    // Bytes as sent: what sanitizing changes is tested with the injection corpus (injection.test.ts).
     mcp = await startOnRecorder(
-      { workspaceApiKey: "output-key-0123456789", workspaceProjectId: PROJECT, analyticsProjectId: PROJECT },
+      {
+        workspaceApiKey: "output-key-0123456789",
+        workspaceProjectId: PROJECT,
+        analyticsProjectId: PROJECT,
+        sanitize: "off",
+      },
       () => ({ body: answer }),
     );
   });

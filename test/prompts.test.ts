@@ -272,13 +272,13 @@ describe("prompts/get refuses arguments it cannot use, with -32602 and what to g
       "an unknown project",
       "visibility_report",
       { project: "Nope", period: "2025-12" },
-      'visibility_report: no analytics project "Nope" for this API key; geo_projects lists: Acme, Acme Labs',
+      'visibility_report: no analytics project "Nope" for this API key; geo_projects lists: Acme, Acme Labs, Inbox',
     ],
     [
       "a workspace project the key cannot see",
       "task_triage",
       { project: "Finance" },
-      'task_triage: no workspace project "Finance" for this API key; whoami lists: Growth Marketing, Platform',
+      'task_triage: no workspace project "Finance" for this API key; whoami lists: Growth Marketing, Platform, Inbox',
     ],
     [
       "a month that does not exist",
@@ -418,7 +418,7 @@ describe("completion/complete", () => {
       completion: { values: ["Acme Labs"], total: 1, hasMore: false },
     });
     expect(await complete(mcp, "visibility_report", "project", "")).toEqual({
-      completion: { values: ["Acme", "Acme Labs"], total: 2, hasMore: false },
+      completion: { values: ["Acme", "Acme Labs", "Inbox"], total: 3, hasMore: false },
     });
     // The second answer came from the cache.
     expect(sent()).toEqual([{ method: "POST", path: "/v2/geo/business/projects", body: {} }]);

@@ -10,7 +10,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
 } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
+import { ANALYTICS_GUIDE, DATA_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { SERVER_VERSION } from "../src/version.js";
 import { CLI, childEnv, type Recorder, startRecorder } from "./helpers.js";
 
@@ -85,7 +85,7 @@ const CAPABILITIES = {
   completions: {},
   resources: {},
 };
-const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}`;
+const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}\n${DATA_GUIDE}`;
 
 describe("the 2025 revisions over stdio", () => {
   it("answers initialize for a supported revision with it, and for any other with the latest 2025 one", async () => {

@@ -141,8 +141,9 @@ describe("sandbox basics", () => {
     expect(sandbox.apiKey).toBe(SANDBOX_API_KEY);
     expect(sandbox.workspaceProjectId).toBe(sandbox.ids.workspaceProjects[0]);
     expect(sandbox.analyticsProjectId).toBe(sandbox.ids.analyticsProjects[0]);
-    expect(sandbox.ids.workspaceProjects).toHaveLength(2);
-    expect(sandbox.ids.analyticsProjects).toHaveLength(2);
+    // The third of each is the Inbox project, seeded with the injection corpus.
+    expect(sandbox.ids.workspaceProjects).toHaveLength(3);
+    expect(sandbox.ids.analyticsProjects).toHaveLength(3);
     for (const id of [
       sandbox.ids.taskId,
       sandbox.ids.runId,
@@ -242,6 +243,7 @@ describe("workspace scoping", () => {
     expect(res.body.projects).toEqual([
       { id: sandbox.ids.workspaceProjects[0], name: "Growth Marketing", identifier_prefix: "GRO" },
       { id: sandbox.ids.workspaceProjects[1], name: "Platform", identifier_prefix: "PLT" },
+      { id: sandbox.ids.workspaceProjects[2], name: "Inbox", identifier_prefix: "INB" },
     ]);
   });
 

@@ -2,7 +2,7 @@
 // X-MCP-* headers that narrow them per HTTP session; hidden tools are neither listed nor callable.
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, type ConfigKey, type ToolSelection } from "../src/config.js";
-import { ANALYTICS_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
+import { ANALYTICS_GUIDE, DATA_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { ALL_TOOL_NAMES, TOOL_LIST, toolListFor } from "../src/tools/register.js";
 import { selectionFromHeaders, selectTools, TOOLSETS } from "../src/tools/selection.js";
 import {
@@ -130,9 +130,9 @@ describe("a server with a selection, over HTTP", () => {
     (await harness.client.listTools()).tools.map((tool) => tool.name);
 
   it.each([
-    ["workspace", [WORKSPACE_GUIDE]],
-    ["analytics", [ANALYTICS_GUIDE]],
-    ["workspace,analytics", [WORKSPACE_GUIDE, ANALYTICS_GUIDE]],
+    ["workspace", [WORKSPACE_GUIDE, DATA_GUIDE]],
+    ["analytics", [ANALYTICS_GUIDE, DATA_GUIDE]],
+    ["workspace,analytics", [WORKSPACE_GUIDE, ANALYTICS_GUIDE, DATA_GUIDE]],
   ])("with toolsets %s, its instructions speak only of the tools it has", async (toolsets, guides) => {
     const harness = await start(selectTools({ toolsets: toolsets.split(","), readOnly: false }));
     expect(harness.client.getInstructions()).toBe(guides.join("\n"));

@@ -11,6 +11,7 @@ import type {
   Website,
 } from "./analytics-types.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng, seconds } from "./random.js";
+import { seedHostileAnalytics } from "./seed-hostile.js";
 
 const DAY0 = Date.UTC(2026, 0, 15);
 /** Answers are collected daily up to (and excluding) the seeded "today". */
@@ -149,11 +150,13 @@ export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData
     [globex.id, seedProject(rng, "Globex", small)],
     [initech.id, seedProject(rng, "Initech", small)],
   ]);
+  const inbox = seedHostileAnalytics(mainKey);
+  data.set(inbox.project.id, inbox.data);
   return {
-    projects: [acme, labs, globex, initech],
+    projects: [acme, labs, globex, initech, inbox.project],
     data,
     ids: {
-      analyticsProjects: [acme.id, labs.id],
+      analyticsProjects: [acme.id, labs.id, inbox.project.id],
       forbiddenAnalyticsProjectId: globex.id,
       singleKeyAnalyticsProjectId: initech.id,
     },

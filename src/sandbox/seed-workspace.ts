@@ -4,6 +4,7 @@
 
 import { Rng } from "./random.js";
 import { finalizeTasks, seedActivity } from "./seed-activity.js";
+import { seedHostileWorkspace } from "./seed-hostile.js";
 import { type ProjectPlan, seedTasks } from "./seed-tasks.js";
 import type { Agent, Project, SpecialTask, User, Workspace, WorkspaceData } from "./types.js";
 
@@ -87,6 +88,9 @@ export function seedWorkspace(): WorkspaceData {
       taskAttachmentId: "",
       commentId: "",
       commentAttachmentId: "",
+      inboxTaskId: "",
+      inboxRunId: "",
+      inboxAttachmentId: "",
     },
   };
 
@@ -103,6 +107,8 @@ export function seedWorkspace(): WorkspaceData {
     seedActivity(rng, data, plan.workspace, plan.project, users, plan.special);
   }
   finalizeTasks(data);
+  const inbox = seedHostileWorkspace(data, acme, [ada, ben], acme.agents[0]!);
+  data.ids.workspaceProjects.push(inbox.id);
   return data;
 }
 

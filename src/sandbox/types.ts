@@ -150,6 +150,10 @@ export interface WorkspaceIds {
   taskAttachmentId: string;
   commentId: string;
   commentAttachmentId: string;
+  /** The Inbox project's first task (seed-hostile.ts), its failed run and its attachment. */
+  inboxTaskId: string;
+  inboxRunId: string;
+  inboxAttachmentId: string;
 }
 
 export interface WorkspaceData {

@@ -9,17 +9,27 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
-import { answerSettings, isObject, type ResponseFormat, shapeAnswer } from "./answers.js";
+import {
+  type Answer,
+  type AnswerSettings,
+  answerSettings,
+  isObject,
+  type ResponseFormat,
+  shapeAnswer,
+} from "./answers.js";
 import { holdForConfirmation } from "./confirm.js";
 import type { CallContext } from "./context.js";
+import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
+import { sanitizeAnswer, sanitizeBody } from "./sanitize.js";
+import { estimateTokens, fitsTokens } from "./tokens.js";
 import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
 
-/** The body as a text block and as structuredContent, both scrubbed of the keys in use. */
+/** The body as a text block and as structuredContent, scrubbed of the keys in use. */
 function structuredResult(
   body: Record<string, unknown>,
   text: string,
@@ -27,6 +37,27 @@ function structuredResult(
 ): CallToolResult {
   const scrubbed = scrubKeys(body, text, settings);
   return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
+}
+
+/**
+ * The shaped answer with every string sanitized (sanitize.ts). Escapes and the note lengthen it: one
+ * that no longer fits its budget is shaped again from the sanitized upstream body, with room for the note.
+ */
+function sanitizedAnswer(
+  answer: { body: Record<string, unknown>; text: string },
+  definition: EndpointDefinition,
+  upstreamBody: Record<string, unknown>,
+  args: Record<string, unknown>,
+  settings: AnswerSettings,
+): { body: Record<string, unknown>; text: string } {
+  const clean = sanitizeAnswer(answer.body, answer.text);
+  if (clean.note === undefined || fitsTokens(clean.text, settings.budget)) return clean;
+  const room = estimateTokens(JSON.stringify({ sanitized: clean.note }));
+  const budget = { ...settings, budget: settings.budget - room };
+  const again: Answer = shapeAnswer(definition, sanitizeBody(upstreamBody), undefined, args, budget);
+  if ("error" in again) return clean;
+  const body = { ...again.body, sanitized: clean.note };
+  return { body, text: JSON.stringify(body) };
 }
 
 /**
@@ -86,7 +117,11 @@ export async function callTool(
     const settings = answerSettings(upstreams.settings, response_format);
     const answer = shapeAnswer(definition, body, body === value ? text : undefined, parsed.data, settings);
     if ("error" in answer) return errorResult(answer.error);
-    return structuredResult(answer.body, answer.text, upstreams.settings);
+    const shown =
+      upstreams.settings.sanitize === "off"
+        ? answer
+        : sanitizedAnswer(answer, definition, body, parsed.data, settings);
+    return structuredResult(shown.body, shown.text, upstreams.settings);
   } catch (error) {
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.

@@ -12,6 +12,7 @@ import {
 } from "../clients/errors.js";
 import type { LogLevel, UpstreamSettings } from "../config.js";
 import type { EndpointDefinition } from "./definition.js";
+import { sanitizeMessage } from "./sanitize.js";
 
 const DETAIL_CHARS = 300;
 /** Connect-phase codes: the service was never reached (the others mean a connection was lost). */
@@ -26,7 +27,9 @@ export function toolErrorResult(
   error: unknown,
   settings: UpstreamSettings,
 ): CallToolResult {
-  return errorResult(redact(`${definition.name}: ${describeFailure(definition, error, settings)}`, settings));
+  const message = `${definition.name}: ${describeFailure(definition, error, settings)}`;
+  // The message may quote the API's own text (a detail, a body excerpt): sanitized like an answer.
+  return errorResult(redact(settings.sanitize === "off" ? message : sanitizeMessage(message), settings));
 }
 
 /**
