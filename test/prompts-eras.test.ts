@@ -63,7 +63,11 @@ async function exercisePrompts(client: PromptClient, sandbox: Sandbox): Promise<
       "Visibility report for the analytics project Acme (https://www.acme.example): 2025-12-01 to 2025-12-31, against 2025-11-01 to 2025-11-30.",
     );
     expect(await completeProject(client, "visibility_report", "acme")).toEqual(["Acme", "Acme Labs"]);
-    expect(await completeProject(client, "task_triage", "")).toEqual(["Growth Marketing", "Platform", "Inbox"]);
+    expect(await completeProject(client, "task_triage", "")).toEqual([
+      "Growth Marketing",
+      "Platform",
+      "Inbox",
+    ]);
     await expect(
       client.getPrompt({ name: "task_triage", arguments: { project: "Finance" } }),
     ).rejects.toThrow(
