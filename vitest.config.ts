@@ -29,6 +29,12 @@ export default defineConfig({
     setupFiles: ["test/setup-logs.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // One pool for both tiers, a file per core: the unit files mostly wait on loopback sockets, the e2e
+    // files on the processes they spawn, so neither fills a core alone.
+    maxWorkers: "100%",
+    // A worker keeps its modules from one file to the next (the schemas are converted once per worker,
+    // not per file); test/setup-logs.ts resets the one piece of shared state a test may change.
+    isolate: false,
     projects: [
       {
         extends: true,
@@ -36,13 +42,9 @@ export default defineConfig({
           name: "unit",
           include: ["test/**/*.test.ts"],
           exclude: [SCALE, ...E2E],
-          // Its files mostly wait (on loopback sockets, on retry timers): one per core, where the default
-          // leaves a core free. A project with its own worker count runs in a group of its own: first.
-          maxWorkers: "100%",
-          sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE] } },
     ],
   },
 });
