@@ -1,8 +1,6 @@
 // Both protocol eras on one running server: SDK v2's client speaking 2026-07-28 and SDK 1.x's client
 // speaking 2025-11-25 (with SDK v2's client on the older 2025 revisions beside them) list and call every
 // tool over stdio, HTTP with sessions and HTTP --stateless, against the demo sandbox of the built CLI.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -15,7 +13,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { exerciseEveryTool, listeningUrl } from "./every-tool.js";
+import { demoHttpServer, exerciseEveryTool } from "./every-tool.js";
 import { CLI, childEnv } from "./helpers.js";
 
 const MODERN = "2026-07-28";
@@ -115,30 +113,18 @@ describe.each([
   ["with 2025 sessions (the default)", []],
   ["with --stateless", ["--stateless"]],
 ])("over HTTP %s, both eras on one running server", (_mode, flags) => {
-  let child: ChildProcess;
-  let url: URL;
-  beforeAll(async () => {
-    child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", ...flags], {
-      env: childEnv(),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = new URL(await listeningUrl(child));
-  });
-  afterAll(async () => {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-  });
+  const server = demoHttpServer(flags);
 
   it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
-    await expectModern((client) => client.connect(new ModernHttpTransport(url)), sandbox);
+    await expectModern((client) => client.connect(new ModernHttpTransport(server.url())), sandbox);
   });
 
   it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
-    await expectLegacy(new LegacyHttpTransport(url), sandbox);
+    await expectLegacy(new LegacyHttpTransport(server.url()), sandbox);
   });
 
   it.each(["2025-06-18", "2025-03-26"])("a %s client lists the tools and calls one", async (version) => {
-    await expectOlder(version, (client) => client.connect(new ModernHttpTransport(url)));
+    await expectOlder(version, (client) => client.connect(new ModernHttpTransport(server.url())));
   });
 
   it("a client that probes first (auto) lands on 2026-07-28", async () => {
@@ -146,14 +132,14 @@ describe.each([
       { name: "auto", version: "1.0.0" },
       { versionNegotiation: { mode: "auto" } },
     );
-    await client.connect(new ModernHttpTransport(url));
+    await client.connect(new ModernHttpTransport(server.url()));
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await client.close();
   });
 
   it("server/discover names the revisions and capabilities served", async () => {
     const client = modernClient();
-    await client.connect(new ModernHttpTransport(url));
+    await client.connect(new ModernHttpTransport(server.url()));
     const discovered = client.getDiscoverResult();
     await client.close();
     expect(discovered?.supportedVersions).toContain(MODERN);

@@ -1,10 +1,11 @@
 // Every tool called once with valid arguments against the sandbox, and what each answer must show:
 // shared by the end-to-end tests of each transport and protocol revision.
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Sandbox } from "../src/sandbox/index.js";
-import { TOOL_NAMES } from "./helpers.js";
+import { CLI, childEnv, TOOL_NAMES } from "./helpers.js";
 
 /** What the tests use of an MCP client: SDK 1.x's and SDK v2's both fit. */
 export interface ToolClient {
@@ -79,6 +80,33 @@ export async function exerciseEveryTool(client: ToolClient, sandbox: Sandbox): P
 }
 
 /** Waits for the server's `listening` log line on stderr (and keeps reading, so stderr stays open). */
+/**
+ * The built CLI serving the sandbox over HTTP on a free port, with `flags` added: started before the
+ * enclosing suite's tests, stopped after them. `url()` is its /mcp URL once started.
+ */
+export function demoHttpServer(flags: string[] = []): { url: () => URL } {
+  let child: ChildProcess | undefined;
+  let url: URL | undefined;
+  beforeAll(async () => {
+    child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", ...flags], {
+      env: childEnv(),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    url = new URL(await listeningUrl(child));
+  });
+  afterAll(async () => {
+    if (!child || child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  });
+  return {
+    url: () => {
+      if (!url) throw new Error("the demo HTTP server has not started");
+      return url;
+    },
+  };
+}
+
 export function listeningUrl(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffered = "";

@@ -1,8 +1,6 @@
 // The prompts in both protocol eras, over stdio and over HTTP (sessions and --stateless), against the
 // built CLI on --demo: SDK v2's client on 2026-07-28 and SDK 1.x's client on 2025-11-25 list them,
 // render one and complete an argument; over HTTP each user's X-API-KEY completes from that user's projects.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -13,7 +11,7 @@ import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextproto
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { listeningUrl } from "./every-tool.js";
+import { demoHttpServer } from "./every-tool.js";
 import { CLI, childEnv } from "./helpers.js";
 
 const MODERN = "2026-07-28";
@@ -124,30 +122,18 @@ describe.each([
   ["with 2025 sessions (the default)", []],
   ["with --stateless", ["--stateless"]],
 ])("over HTTP %s", (_mode, flags) => {
-  let child: ChildProcess;
-  let url: URL;
-  beforeAll(async () => {
-    child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", ...flags], {
-      env: childEnv(),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = new URL(await listeningUrl(child));
-  });
-  afterAll(async () => {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-  });
+  const server = demoHttpServer(flags);
 
   it("2026-07-28: SDK v2's client lists, renders and completes the prompts", async () => {
     const client = modernClient();
-    await client.connect(new ModernHttpTransport(url));
+    await client.connect(new ModernHttpTransport(server.url()));
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await exercisePrompts(client, sandbox);
   });
 
   it("2025-11-25: SDK 1.x's client lists, renders and completes the prompts", async () => {
     const client = legacyClient();
-    await client.connect(new LegacyHttpTransport(url));
+    await client.connect(new LegacyHttpTransport(server.url()));
     await exercisePrompts(client, sandbox);
   });
 
@@ -155,9 +141,9 @@ describe.each([
     const single = { requestInit: { headers: { "x-api-key": SANDBOX_SINGLE_PROJECT_API_KEY } } };
     // The main key's listings are cached by now (the tests above); another key must not read them.
     const modern = modernClient();
-    await modern.connect(new ModernHttpTransport(url, single));
+    await modern.connect(new ModernHttpTransport(server.url(), single));
     const legacy = legacyClient();
-    await legacy.connect(new LegacyHttpTransport(url, single));
+    await legacy.connect(new LegacyHttpTransport(server.url(), single));
     try {
       for (const client of [modern, legacy] as PromptClient[]) {
         expect(await completeProject(client, "task_triage", "")).toEqual(["Operations"]);

@@ -2,12 +2,11 @@
 // HTTP, SDK v2's client speaking 2026-07-28 (capabilities per request) and a 2025 revision (capabilities
 // at initialize). A client that declares MCP Apps sees the link and reads the view; one that does not
 // sees no link, and still lists and reads the resource.
-import { type ChildProcess, spawn } from "node:child_process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPORT_VIEW_TOOLS, REPORT_VIEW_URI } from "../src/views/report-view.js";
-import { listeningUrl } from "./every-tool.js";
+import { demoHttpServer } from "./every-tool.js";
 import { CLI, childEnv } from "./helpers.js";
 
 const MIME = "text/html;profile=mcp-app";
@@ -17,19 +16,7 @@ const ERAS: [string, NonNullable<ConstructorParameters<typeof Client>[1]>][] = [
   ["2025-11-25", { supportedProtocolVersions: ["2025-11-25"] }],
 ];
 
-let http: ChildProcess;
-let httpUrl: string;
-
-beforeAll(async () => {
-  http = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
-    env: childEnv(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  httpUrl = await listeningUrl(http);
-});
-afterAll(() => {
-  http?.kill();
-});
+const httpServer = demoHttpServer();
 
 const transports = {
   stdio: () =>
@@ -39,7 +26,7 @@ const transports = {
       env: childEnv(),
       stderr: "ignore",
     }),
-  http: () => new StreamableHTTPClientTransport(new URL(httpUrl)),
+  http: () => new StreamableHTTPClientTransport(httpServer.url()),
 };
 
 describe.each(Object.keys(transports) as (keyof typeof transports)[])("over %s", (transport) => {
