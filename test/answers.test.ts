@@ -206,6 +206,19 @@ describe("answers from a recording upstream", () => {
     );
   });
 
+  it("concise never cuts an emoji in two: the cut moves before a pair that straddles it", async () => {
+    answer = JSON.stringify({
+      id: "c1",
+      task_id: TASK,
+      body: `${"x".repeat(299)}😀${"y".repeat(99)}`,
+      attachments: [],
+    });
+    const result = await mcp.call("tasks_comments", { task_id: TASK, body: "hello" });
+    expect((result.structuredContent as Row).body).toBe(
+      `${"x".repeat(299)}… [101 more characters: response_format full]`,
+    );
+  });
+
   it("a list without paging over the budget says so, and what would bring more", async () => {
     answer = JSON.stringify({
       projects: Array.from({ length: 60 }, (_, i) => ({ id: `p${i}`, name: `Project ${i}` })),

@@ -74,10 +74,12 @@ type Row = Record<string, unknown>;
 export const isObject = (value: unknown): value is Row =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** `text` cut to TEXT_LIMIT with a marker that says how much is missing. */
+/** `text` cut to TEXT_LIMIT with a marker that says how much is missing; never inside a surrogate pair. */
 function cutText(text: string): string {
   if (text.length <= TEXT_LIMIT) return text;
-  return `${text.slice(0, TEXT_LIMIT)}… [${text.length - TEXT_LIMIT} more characters: response_format full]`;
+  const high = text.charCodeAt(TEXT_LIMIT - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? TEXT_LIMIT - 1 : TEXT_LIMIT;
+  return `${text.slice(0, end)}… [${text.length - end} more characters: response_format full]`;
 }
 
 /** Free text under the keys of `cut`, at any depth, cut to TEXT_LIMIT. */
