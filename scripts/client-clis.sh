@@ -11,6 +11,8 @@
 # `mcp list`; update checks and telemetry are switched off, and every command is bounded by a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/listening-url.sh
+source scripts/listening-url.sh
 ROOT=$PWD
 TOOLS=$ROOT/scripts/client-clis
 STEP_TIMEOUT=90
@@ -58,14 +60,7 @@ echo "  pass  fresh copy: npm install built dist/, npm install -g . put agent-wo
 token=token-of-the-client-test
 MCP_AUTH_TOKEN=$token agent-workspace-mcp --demo --transport http --port 0 2>"$work/server.log" &
 server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's/.*"message":"listening","url":"\([^"]*\)".*/\1/p' "$work/server.log")
-  [[ -n "$url" ]] && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.1
-done
-[[ -n "$url" ]] || { echo "client CLIs: the demo HTTP server did not start listening" >&2; exit 1; }
+url=$(listening_url "$server_pid" "$work/server.log" "client CLIs")
 sandbox=$(sed -n 's/.*"demo sandbox started","url":"\([^"]*\)".*/\1/p' "$work/server.log")
 project=$(node -e 'fetch(process.argv[1] + "/api/v1/business/whoami", { headers: { "x-api-key": "sandbox-key" } })
   .then((r) => r.json()).then((me) => console.log(me.projects[0].id))' "$sandbox")

@@ -70,6 +70,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# shellcheck source=scripts/listening-url.sh
+source scripts/listening-url.sh
 # start_server NAME [ARGS...]: starts dist/cli.js over HTTP on a free port (port 0), sets url and server_pid
 # from its "listening" log line; waits at most 10 s.
 start_server() {
@@ -77,14 +79,7 @@ start_server() {
   shift
   node dist/cli.js --demo --transport http --port 0 "$@" 2>"$work/server-$name.log" &
   server_pid=$!
-  url=""
-  for _ in $(seq 1 100); do
-    url=$(sed -n 's/.*"message":"listening","url":"\([^"]*\)".*/\1/p' "$work/server-$name.log")
-    [[ -n "$url" ]] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server-$name.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -n "$url" ]] || { echo "conformance: the server did not start listening" >&2; exit 1; }
+  url=$(listening_url "$server_pid" "$work/server-$name.log" conformance)
 }
 stop_server() {
   kill "$server_pid" 2>/dev/null || true
