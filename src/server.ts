@@ -2,6 +2,8 @@
 // stateless / 2026-07-28 HTTP request. The SDK answers the protocol (both eras, server/discover,
 // initialize, ping, cancellation); this file only says what the tools are and how a call is made.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   type ProgressToken,
   Server,
   type ServerContext,
@@ -54,6 +56,17 @@ function retryProgress(token: ProgressToken | undefined, notify: Notify) {
   };
 }
 
+/**
+ * The capabilities the client declared for the request being answered: a 2026-07-28 request carries
+ * its own in `_meta` (none given: none declared); a 2025 one has its connection's, from initialize
+ * (none for a request without a session, as with --stateless).
+ */
+function declaredCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  if (!envelope) return server.getClientCapabilities();
+  return (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
+}
+
 /** A fresh server instance: connect it to one transport (the SDK's serving entries do). */
 export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
   const tools = options.tools ?? ALL_TOOL_NAMES;
@@ -68,7 +81,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
   const list = toolListFor(tools);
   const clientLog = new ClientLog();
   server.setRequestHandler("tools/list", (_request, ctx) =>
-    reportView && rendersViews(ctx, () => server.getClientCapabilities()) ? toolListWithView(list) : list,
+    reportView && rendersViews(declaredCapabilities(server, ctx)) ? toolListWithView(list) : list,
   );
   if (reportView) {
     server.setRequestHandler("resources/list", () => viewResources(tools));
@@ -87,7 +100,9 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       report: clientLog.reporter(ctx),
       signal: ctx.mcpReq.signal,
       onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-      confirm: upstreams.settings.confirmWrites ? confirmChannel(server, ctx) : undefined,
+      confirm: upstreams.settings.confirmWrites
+        ? confirmChannel(declaredCapabilities(server, ctx), ctx)
+        : undefined,
     }),
   );
   return server;

@@ -6,12 +6,10 @@
 import { createHash } from "node:crypto";
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
-  type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
@@ -33,15 +31,11 @@ const QUESTION = "confirm_write";
 export const MAX_CONFIRMATION_CHARS = 8000;
 const SETTING = "MCP_CONFIRM_WRITES / --confirm-writes";
 
-export function confirmChannel(server: Server, ctx: ServerContext): ConfirmChannel {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+/** `declared`: the capabilities the client declared for this request (server.ts). */
+export function confirmChannel(declared: ClientCapabilities | undefined, ctx: ServerContext): ConfirmChannel {
   const state = ctx.mcpReq.requestState();
   return {
-    // A 2026-07-28 request carries its capabilities (none given: none declared); a 2025 one relies on
-    // its initialize, which a request without a session (--stateless) never had.
-    declared: envelope
-      ? ((envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {})
-      : server.getClientCapabilities(),
+    declared,
     responses: ctx.mcpReq.inputResponses,
     state: typeof state === "string" ? state : undefined,
   };

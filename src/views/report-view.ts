@@ -13,12 +13,10 @@ import type {
   RESOURCE_URI_META_KEY,
 } from "@modelcontextprotocol/ext-apps/server";
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type ListResourcesResult,
   type ListToolsResult,
   ResourceNotFoundError,
-  type ServerContext,
 } from "@modelcontextprotocol/server";
 
 // The package's constants, checked against it by the compiler (each type is the constant's literal).
@@ -62,17 +60,9 @@ const TOOL_META: McpUiAppToolConfig["_meta"] = {
   [LEGACY_URI_KEY]: REPORT_VIEW_URI,
 };
 
-/** The client's capabilities: per request on 2026-07-28, from initialize on a 2025 connection. */
-function clientCapabilities(ctx: ServerContext, initialized: () => ClientCapabilities | undefined) {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? initialized();
-}
-
 /** Whether the client renders MCP Apps HTML views (it declares the extension with this MIME type). */
-export function rendersViews(ctx: ServerContext, initialized: () => ClientCapabilities | undefined): boolean {
-  const ui = clientCapabilities(ctx, initialized)?.extensions?.[UI_EXTENSION] as
-    | { mimeTypes?: unknown }
-    | undefined;
+export function rendersViews(declared: ClientCapabilities | undefined): boolean {
+  const ui = declared?.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
   return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(VIEW_MIME_TYPE);
 }
 
