@@ -45,6 +45,22 @@ describe("sanitizeText", () => {
     expect(sanitizeText("~~~c++\nint x;\n~~~").text).toBe("~~~c++\nint x;\n~~~");
   });
 
+  it("judges a joiner by what is left before it: none survives a selector that was itself removed", () => {
+    // A presentation selector with no emoji before it goes, and so does the joiner it would have carried.
+    expect(sanitizeText("\uFE0F\u200D\u{1F469}")).toEqual({ text: "\u{1F469}", removed: 2, escaped: 0 });
+    expect(sanitizeText("a\u200B\uFE0F\u200D\u{1F469}")).toEqual({
+      text: "a\u{1F469}",
+      removed: 3,
+      escaped: 0,
+    });
+    // After an emoji, through a removed zero-width space, the selector and the joiner still have their job.
+    expect(sanitizeText("\u2764\u200B\uFE0F\u200D\u{1F525}")).toEqual({
+      text: "\u2764\uFE0F\u200D\u{1F525}",
+      removed: 1,
+      escaped: 0,
+    });
+  });
+
   it("removes a lone CR and keeps CRLF", () => {
     expect(sanitizeText("a\rb\r\nc").text).toBe("ab\r\nc");
   });

@@ -61,18 +61,22 @@ function codePointBefore(text: string, offset: number): number | undefined {
 const is = (pattern: RegExp, point: number | undefined) =>
   point !== undefined && pattern.test(String.fromCodePoint(point));
 
-/** Whether the hidden character `char` at `offset` does a visible job there and stays. */
+/**
+ * Whether the hidden character `char` at `offset` does a visible job there and stays. `before` is the
+ * code point the answer has just before it once the characters before it are removed, so that a
+ * second pass keeps exactly what the first kept.
+ */
 function keepsItsPlace(
   char: string,
   offset: number,
   text: string,
   flags: readonly [number, number][],
+  before: number | undefined,
 ): boolean {
   const point = char.codePointAt(0) as number;
   if (char === "\t" || char === "\n") return true;
   if (char === "\r") return text.charCodeAt(offset + 1) === 0x0a;
   if (VISIBLE_FORMAT.test(char)) return true;
-  const before = codePointBefore(text, offset);
   const after = text.codePointAt(offset + char.length);
   if (point === ZWJ || point === ZWNJ) {
     if (is(JOINING_SCRIPT, before) && is(JOINING_SCRIPT, after)) return true;
@@ -104,8 +108,18 @@ function removeHidden(text: string, changes: TextChanges): string {
   if (out.includes("\u{1F3F4}")) {
     for (const match of out.matchAll(TAG_FLAG)) flags.push([match.index, match.index + match[0].length]);
   }
+  // What the cleaned text has so far ends with: the text before a hidden character, where there is
+  // some since the previous one, else the last hidden character kept.
+  let previousEnd = 0;
+  let lastKept: number | undefined;
   out = out.replace(HIDDEN, (char, offset: number, whole: string) => {
-    if (keepsItsPlace(char, offset, whole, flags)) return char;
+    const before = offset > previousEnd ? codePointBefore(whole, offset) : lastKept;
+    previousEnd = offset + char.length;
+    if (keepsItsPlace(char, offset, whole, flags, before)) {
+      lastKept = char.codePointAt(0);
+      return char;
+    }
+    lastKept = before;
     changes.removed += 1;
     return "";
   });
