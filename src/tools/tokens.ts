@@ -47,7 +47,7 @@ function wordlike(text: string, start: number, end: number): boolean {
 function runCost(text: string, start: number, end: number, digits: number): number {
   const length = end - start;
   if (digits === length) return Math.ceil(length / 3);
-  if (digits > 0) return Math.ceil(length / 1.45);
+  if (digits > 0) return Math.ceil(length / 1.35);
   if (!wordlike(text, start, end)) return Math.ceil(length / 1.8);
   return length <= 8 ? 1 : Math.ceil(length / 6);
 }
