@@ -166,6 +166,9 @@ function serveSessions(): void {
   });
 }
 
+// Exits normally on SIGTERM, so that a --cpu-prof run writes its profile.
+process.once("SIGTERM", () => process.exit(0));
+
 switch (values.transport) {
   case "stdio":
     serveStdio(buildServer);

@@ -4,14 +4,19 @@
 // event stream) is never idle.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { isInitializeRequest, type RequestId, type Server } from "@modelcontextprotocol/server";
+import {
+  isInitializeRequest,
+  type RequestId,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
+import { sendWebResponse, webRequestOf } from "./web-exchange.js";
 
 export interface Session {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   mcp: Server;
   /** See RequestServer.identity and shapingHeaders: of the request that opened the session. */
   identity: string;
@@ -148,13 +153,24 @@ export function cancelledIdOf(body: unknown): RequestId | undefined {
 }
 
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
-function cancelOnServer(transport: NodeStreamableHTTPServerTransport, id: RequestId): void {
+function cancelOnServer(transport: WebStandardStreamableHTTPServerTransport, id: RequestId): void {
   const reason = "the client closed the connection before the answer";
   transport.onmessage?.({
     jsonrpc: "2.0",
     method: "notifications/cancelled",
     params: { requestId: id, reason },
   });
+}
+
+/** Hands one request to the SDK's transport (the parsed body with it) and writes its answer. */
+export async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  transport: WebStandardStreamableHTTPServerTransport,
+  body: unknown,
+): Promise<void> {
+  const response = await transport.handleRequest(webRequestOf(req), { parsedBody: body });
+  await sendWebResponse(req, res, response);
 }
 
 /** Serves /mcp requests in the stateful mode. */
@@ -213,7 +229,7 @@ export class StatefulEndpoint {
       // if cancelled, rather than run on (and, for tasks_comments, create what the client may send again).
       if (id !== undefined && !res.writableFinished) cancelOnServer(session.transport, id);
     });
-    await session.transport.handleRequest(req, res, body);
+    await answer(req, res, session.transport, body);
     // The SDK sends no answer to a cancelled call and leaves its stream open: end it, so that the
     // client's connection is free and the session can become idle.
     const cancelled = cancelledIdOf(body);
@@ -240,7 +256,7 @@ export class StatefulEndpoint {
     const release = this.sessions.reserve(keyDigest);
     if (typeof release !== "function") throw this.refusal(release);
     const mcp = build();
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release(true);
@@ -262,7 +278,7 @@ export class StatefulEndpoint {
     mcp.onclose = () => this.sessions.remove(transport.sessionId ?? "");
     try {
       await mcp.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await answer(req, res, transport, body);
     } finally {
       release(false);
       if (!facts.session) void mcp.close();

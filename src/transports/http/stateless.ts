@@ -4,11 +4,14 @@
 // under the same per-user headers (a cancel landing on another replica cannot reach it).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import type { RequestId, Server } from "@modelcontextprotocol/server";
+import {
+  type RequestId,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { cancelledIdOf, requestIdOf } from "./sessions.js";
+import { answer, cancelledIdOf, requestIdOf } from "./sessions.js";
 import type { RequestServer } from "./user-servers.js";
 
 export class StatelessEndpoint {
@@ -38,7 +41,7 @@ export class StatelessEndpoint {
     if (cancelled !== undefined) void this.running.get(keyOf(server, cancelled))?.close();
 
     const instance = server.build();
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const id = requestIdOf(body);
     const key = id === undefined ? undefined : keyOf(server, id);
     if (key !== undefined) this.running.set(key, instance);
@@ -48,7 +51,7 @@ export class StatelessEndpoint {
       void instance.close();
     });
     await instance.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await answer(req, res, transport, body);
   }
 
   async close(): Promise<void> {
