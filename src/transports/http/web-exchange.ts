@@ -5,7 +5,11 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { ReadableStreamReadResult } from "node:stream/web";
 
-/** A Request with the method, URL and headers of `req` and no body (the SDK reads `parsedBody`). */
+/**
+ * A Request with the method, URL and headers of `req` and no body (the SDK reads `parsedBody`), whose
+ * `signal` is `signal` itself. Given to the constructor, a signal is followed by one of undici's own (a
+ * listener and a FinalizationRegistry entry, about half the cost of the Request); the SDK only reads it.
+ */
 export function webRequestOf(req: IncomingMessage, signal?: AbortSignal): Request {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -14,11 +18,10 @@ export function webRequestOf(req: IncomingMessage, signal?: AbortSignal): Reques
     if (name === "transfer-encoding") continue;
     headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
-    method: req.method,
-    headers,
-    ...(signal && { signal }),
-  });
+  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
+  const request = new Request(url, { method: req.method, headers });
+  if (signal) Object.defineProperty(request, "signal", { value: signal });
+  return request;
 }
 
 /**
