@@ -50,8 +50,8 @@ describe("health and readiness", () => {
   });
 });
 
-/** A --stateless server with a whoami call waiting at its gated upstream. */
-async function withCallInFlight() {
+/** A --stateless server with a whoami call waiting at its gated upstream, sent with `headers`. */
+async function withCallInFlight(headers: Record<string, string> = {}) {
   const upstream = await startGatedUpstream({ projects: [] });
   const harness = await startHttp(["--stateless"], {
     workspaceApiKey: KEY,
@@ -60,7 +60,7 @@ async function withCallInFlight() {
   });
   const call = rawRequest(harness.url, {
     method: "POST",
-    headers: MCP_HEADERS,
+    headers: { ...MCP_HEADERS, ...headers },
     body: toolCallBody("whoami"),
   });
   await upstream.arrived(1);
@@ -96,6 +96,26 @@ describe("graceful close", () => {
       await closing;
       expect(await harness.http.connectionCount()).toBe(0);
       expect(upstream.keys).toEqual([KEY]);
+    } finally {
+      await harness.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe("an answer the drain finds not yet begun", () => {
+  it("ends its kept-alive connection (Connection: close), whatever the SDK's answer headers say", async () => {
+    const { upstream, harness, call } = await withCallInFlight({ connection: "keep-alive" });
+    try {
+      const closing = harness.http.close();
+      upstream.release();
+      const answer = await call;
+      expect([answer.status, answer.headers["content-type"], answer.headers.connection]).toEqual([
+        200,
+        "text/event-stream",
+        "close",
+      ]);
+      await closing;
     } finally {
       await harness.close();
       await upstream.close();

@@ -38,6 +38,13 @@ export function abortOnClientGone(res: ServerResponse): AbortSignal {
 
 type Chunk = ReadableStreamReadResult<Uint8Array>;
 
+/**
+ * Headers of a web Response that node:http sets itself: the connection's fate (keep-alive, or close while
+ * the server drains) and the framing of the body. The SDK's event streams name `Connection: keep-alive`,
+ * which node would honour over a drain's close.
+ */
+const NODE_OWNED = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+
 /** The chunk `pending` reads, if it is there by the next turn of the event loop. */
 function readSoon(pending: Promise<Chunk>) {
   return new Promise<Chunk | undefined>((resolve) => {
@@ -64,7 +71,7 @@ export async function sendWebResponse(
   response: Response,
 ): Promise<void> {
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of response.headers) headers[name] = value;
+  for (const [name, value] of response.headers) if (!NODE_OWNED.has(name)) headers[name] = value;
   if (response.body === null) {
     res.writeHead(response.status, headers).end();
     return;
