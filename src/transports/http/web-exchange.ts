@@ -1,7 +1,7 @@
-// The SDK's 2026-07-28 handler speaks web-standard Request/Response; node:http gives IncomingMessage
-// and ServerResponse. This is the bridge, in place of @modelcontextprotocol/node's toNodeHandler: the
-// body, already parsed by body.ts, is handed to the SDK as `parsedBody` rather than serialized into
-// the Request again, and an answer that is complete when it comes leaves in one socket write.
+// The SDK's HTTP pieces (the 2026-07-28 handler, the 2025 streamable HTTP transport) speak web-standard
+// Request/Response; node:http gives IncomingMessage and ServerResponse. This is the bridge, in place of
+// @modelcontextprotocol/node's: the body, already parsed by body.ts, is handed to the SDK as `parsedBody`
+// rather than serialized into the Request again, and an answer complete when it comes leaves in one write.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { ReadableStreamReadResult } from "node:stream/web";
 
