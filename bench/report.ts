@@ -24,6 +24,8 @@ export interface Sizes {
 export interface Results {
   /** loadAverage: the 1-minute load when the run started and when it ended (other work on the machine). */
   machine: { nproc: number; cpu: string; node: string; platform: string; loadAverage: [number, number] };
+  /** When the run started and ended. */
+  startedAt?: string;
   date: string;
   quick: boolean;
   notes: string[];

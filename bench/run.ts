@@ -1,7 +1,8 @@
 // `npm run bench`: the limit, then the same work through the built server over stdio (2025 and
 // 2026-07-28) and HTTP (2026-07-28, 2025 sessions, 2025 --stateless), its tool call beside a bare SDK v2
 // server's on each path; cold start; memory with 1000 sessions; result sizes. Loopback only, bounded.
-// Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/).
+// Flags: --quick (shorter runs), --profile (servers write CPU profiles to bench/results/profiles/),
+// --record (a full run kept as the run of record in bench/record.json, see record.ts).
 // BENCH_DIST=<dir> benches another build (e.g. a checkout of main) with the same harness.
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,6 +30,7 @@ import {
   startHttpServer,
   stopChild,
 } from "./processes.js";
+import { RECORD_FILE } from "./record.js";
 import {
   MCP_PATHS,
   type McpPathName,
@@ -55,6 +57,12 @@ const RUN_LIMIT_MS = 8 * 60_000;
 const RESULTS_DIR = `${ROOT}bench/results/`;
 const quick = process.argv.includes("--quick");
 const profile = process.argv.includes("--profile");
+// Also keeps this run as the run of record (bench/record.ts), from which npm run docs writes the figures.
+const record = process.argv.includes("--record");
+if (record && (quick || profile)) {
+  process.stderr.write("bench: --record keeps a full run without --profile; drop --quick and --profile\n");
+  process.exit(2);
+}
 const budget = quick ? QUICK_BUDGET : FULL_BUDGET;
 const children = new Set<ChildProcess>();
 
@@ -232,6 +240,7 @@ async function main(): Promise<void> {
   const upstreamUrl = ready.url;
   const notes: string[] = [];
   const loadAtStart = loadavg()[0]!;
+  const startedAt = new Date().toISOString();
   try {
     step("limit");
     const limit = limitOperations(upstreamUrl);
@@ -272,6 +281,7 @@ async function main(): Promise<void> {
         platform: process.platform,
         loadAverage: [loadAtStart, loadavg()[0]!] as [number, number],
       },
+      startedAt,
       date: new Date().toISOString(),
       quick,
       notes,
@@ -287,6 +297,10 @@ async function main(): Promise<void> {
     writeFileSync(`${RESULTS_DIR}latest.json`, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(markdown(results));
     step("written to bench/results/latest.json");
+    if (record) {
+      writeFileSync(`${ROOT}${RECORD_FILE}`, `${JSON.stringify(results, null, 2)}\n`);
+      step(`kept as the run of record in ${RECORD_FILE}: npm run docs writes docs/performance.md from it`);
+    }
   } finally {
     upstreamChild.disconnect();
     await Promise.all([...children].map(stopChild));

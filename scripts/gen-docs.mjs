@@ -368,7 +368,12 @@ export async function generatedSections(modules) {
     },
     "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
     "bench/README.md": { lines: modules.benchLines.linesTable() },
-    "docs/performance.md": { lines: modules.benchLines.linesTable() },
+    "docs/performance.md": {
+      lines: modules.benchLines.linesTable(),
+      record: modules.benchRecord.recordSection(
+        JSON.parse(readFileSync(new URL(modules.benchRecord.RECORD_FILE, ROOT), "utf8")),
+      ),
+    },
     "docs/failure-behaviour.md": {
       progress: code(
         modules.retry.describeRetry({
@@ -406,9 +411,10 @@ export async function generatedDocs(modules) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  // The bench's lines come from its own build (tsc -p bench, which npm run docs runs first).
+  // The bench's lines and record come from its own build (tsc -p bench, which npm run docs runs first).
   const benchLines = await import(new URL("bench/.out/bench/lines.js", ROOT).href);
-  const docs = await generatedDocs({ ...(await loadCode("dist")), benchLines });
+  const benchRecord = await import(new URL("bench/.out/bench/record.js", ROOT).href);
+  const docs = await generatedDocs({ ...(await loadCode("dist")), benchLines, benchRecord });
   for (const [file, text] of Object.entries(docs)) {
     if (readFileSync(new URL(file, ROOT), "utf8") === text) continue;
     writeFileSync(new URL(file, ROOT), text);

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as benchLines from "../bench/lines.js";
+import * as benchRecord from "../bench/record.js";
 import { generatedDocs } from "../scripts/gen-docs.mjs";
 import * as clientErrors from "../src/clients/errors.js";
 import * as retry from "../src/clients/retry.js";
@@ -40,6 +41,7 @@ const modules = {
   schemas,
   tokens,
   benchLines,
+  benchRecord,
 };
 
 describe("generated docs", () => {
