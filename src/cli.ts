@@ -12,7 +12,7 @@ import {
   USAGE,
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
-import { buildServer } from "./server.js";
+import { buildServer, type ServerOptions } from "./server.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
@@ -21,6 +21,8 @@ import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 interface RunningSandbox {
   /** The upstream settings the sandbox stands in for: its own key, URLs and default projects. */
   upstream: Partial<UpstreamSettings>;
+  /** The seeded world's today: its data runs up to this date. */
+  today: string;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ async function startSandboxFor(): Promise<RunningSandbox> {
       workspaceId: undefined,
       analyticsProjectId: sandbox.analyticsProjectId,
     },
+    today: sandbox.today,
     close: () => sandbox.close(),
   };
 }
@@ -46,12 +49,11 @@ async function startHttp(
   config: Config,
   dispatcher: Dispatcher,
   tools: ReadonlySet<string>,
+  options: Omit<ServerOptions, "tools">,
 ): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
-  const servers = perUserServers(config.upstream, dispatcher, tools, {
-    reportView: !config.tools.noReportView,
-  });
+  const servers = perUserServers(config.upstream, dispatcher, tools, options);
   const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
   if (config.demo) {
@@ -66,6 +68,7 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
+  const options = { reportView: !config.tools.noReportView, sandboxToday: sandbox?.today };
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;
@@ -92,10 +95,10 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   if (config.transport === "stdio") {
     const { serveStdio } = await import("./transports/stdio.js");
     const upstreams = createUpstreams(config.upstream, dispatcher);
-    running = serveStdio(() => buildServer(upstreams, { tools, reportView: !config.tools.noReportView }));
+    running = serveStdio(() => buildServer(upstreams, { ...options, tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    running = await startHttp(config, dispatcher, tools);
+    running = await startHttp(config, dispatcher, tools, options);
   }
   void running.closed.then(() => stop("transport closed"));
 }

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defaultText, SETTINGS, USAGE } from "../src/config.js";
+import { SANDBOX_TODAY } from "../src/sandbox/random.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 
 const ROOT = new URL("../", import.meta.url);
@@ -32,6 +33,16 @@ function tableAfter(text: string, heading: string): string[][] {
 describe("README", () => {
   it("stays under 15 KB", () => {
     expect(Buffer.byteLength(README)).toBeLessThanOrEqual(15 * 1024);
+  });
+
+  it("gives the date the sandbox's data runs to, as docs/prompts.md does", () => {
+    const prompts = readFileSync(new URL("docs/prompts.md", ROOT), "utf8").replaceAll("\n  ", " ");
+    expect(README).toContain(
+      `The sandbox's invented data runs up to ${SANDBOX_TODAY}, which it takes as today.`,
+    );
+    expect(prompts).toContain(
+      `on \`--demo\`, the sandbox's today, ${SANDBOX_TODAY}, where its invented data ends`,
+    );
   });
 
   it("lists every tool, in table order, with its method and path", () => {

@@ -7,6 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { sandboxGuide } from "../src/server.js";
 import { SERVER_VERSION } from "../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "./every-tool.js";
 import { CLI, childEnv, runCli } from "./helpers.js";
@@ -53,6 +54,8 @@ describe("the built server, spawned", () => {
     const client = new Client({ name: "e2e-demo", version: "1.0.0" });
     await client.connect(transport);
     try {
+      // The assistant is told the date the sandbox's data runs to.
+      expect(client.getInstructions()?.split("\n").at(-1)).toBe(sandboxGuide(sandbox.today));
       // The demo's sandbox is seeded like this one, so the same ids hold.
       await exerciseEveryTool(client, sandbox);
     } finally {
@@ -77,6 +80,7 @@ describe("the built server, spawned", () => {
 
       const client = new Client({ name: "e2e-http", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect(client.getInstructions()?.split("\n").at(-1)).toBe(sandboxGuide(sandbox.today));
       await exerciseEveryTool(client, sandbox);
       await client.close();
     } finally {

@@ -21,7 +21,7 @@ import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
 import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
 import type { Sandbox } from "../src/sandbox/index.js";
-import { buildServer } from "../src/server.js";
+import { buildServer, type ServerOptions } from "../src/server.js";
 import type { ApiName } from "../src/tools/definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "../src/tools/register.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
@@ -165,12 +165,18 @@ export async function startInMemory(
   {
     tools,
     reportView,
+    sandboxToday,
     capabilities,
-  }: Pick<McpOptions, "tools"> & { reportView?: boolean; capabilities?: ClientCapabilities } = {},
+  }: Pick<McpOptions, "tools"> &
+    Pick<ServerOptions, "reportView" | "sandboxToday"> & { capabilities?: ClientCapabilities } = {},
 ): Promise<InMemoryHarness> {
   const upstreamSettings = { ...TEST_LIMITS, ...settings };
   const dispatcher = createDispatcher(upstreamSettings);
-  const server = buildServer(createUpstreams(upstreamSettings, dispatcher), { tools, reportView });
+  const server = buildServer(createUpstreams(upstreamSettings, dispatcher), {
+    tools,
+    reportView,
+    sandboxToday,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   for (const side of [clientSide, serverSide]) {
     // Each message crosses as a JSON line, parsed as the stdio wire parses it: neither side ever holds

@@ -7,6 +7,7 @@ import { PROMPTS } from "../src/prompts/definitions.js";
 import { lookupCache } from "../src/prompts/lookups.js";
 import { resolvePeriod } from "../src/prompts/period.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { ANALYTICS_GUIDE, DATA_GUIDE, sandboxGuide, WORKSPACE_GUIDE } from "../src/server.js";
 import { PREPARED_TOOLS } from "../src/tools/register.js";
 import { selectTools } from "../src/tools/selection.js";
 import {
@@ -19,6 +20,7 @@ import {
 import { logLines } from "./log-capture.js";
 
 const ALL = selectTools({ readOnly: false });
+const INSTRUCTIONS = [WORKSPACE_GUIDE, ANALYTICS_GUIDE, DATA_GUIDE].join("\n");
 
 /** The calls a rendered prompt asks for, read back from its text. */
 function callsIn(text: string): { tool: string; args: Record<string, unknown> }[] {
@@ -226,6 +228,52 @@ Show each answer as a chart (hosts with MCP Apps draw these tools' results in th
         expect(rows.length, tool).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe("on the sandbox (--demo), whose data stops at its own today", () => {
+  it("counts periods back from the sandbox's today, and each named range finds rows", async () => {
+    const demo = await startInMemory(sandboxSettings(sandbox), { sandboxToday: sandbox.today });
+    try {
+      expect(sandbox.today).toBe("2026-01-15");
+      expect(demo.client.getInstructions()).toBe(`${INSTRUCTIONS}\n${sandboxGuide("2026-01-15")}`);
+      const expected: Record<string, string> = {
+        "last-7-days": "2026-01-09 to 2026-01-15, against 2026-01-02 to 2026-01-08",
+        "last-30-days": "2025-12-17 to 2026-01-15, against 2025-11-17 to 2025-12-16",
+        "last-90-days": "2025-10-18 to 2026-01-15, against 2025-07-20 to 2025-10-17",
+        "last-month": "2025-12-01 to 2025-12-31, against 2025-11-01 to 2025-11-30",
+      };
+      for (const [period, label] of Object.entries(expected)) {
+        const text = promptText(
+          await demo.client.getPrompt({ name: "visibility_report", arguments: { project: "Acme", period } }),
+        );
+        expect(text.split("\n")[0]).toBe(
+          `Visibility report for the analytics project Acme (${ACME_URL}): ${label}.`,
+        );
+        for (const { tool, args } of callsIn(text)) {
+          const rows = ((await demo.call(tool, args)).structuredContent as { data: unknown[] }).data;
+          expect(rows.length, `${period}: ${tool}`).toBeGreaterThan(0);
+        }
+      }
+      const months = await complete(demo, "visibility_report", "period", "20");
+      expect(months.completion.values.slice(0, 2)).toEqual(["2026-01", "2025-12"]);
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it("is not mentioned, and periods end at the clock's today, off the sandbox", async () => {
+    vi.useFakeTimers({ now: new Date("2026-11-25T10:00:00Z"), toFake: ["Date"] });
+    expect(mcp.client.getInstructions()).toBe(INSTRUCTIONS);
+    const text = promptText(
+      await mcp.client.getPrompt({
+        name: "visibility_report",
+        arguments: { project: "Acme", period: "last-7-days" },
+      }),
+    );
+    expect(text.split("\n")[0]).toBe(
+      `Visibility report for the analytics project Acme (${ACME_URL}): 2026-11-19 to 2026-11-25, against 2026-11-12 to 2026-11-18.`,
+    );
   });
 });
 

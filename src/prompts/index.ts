@@ -154,12 +154,19 @@ async function complete(
  * Adds the prompts the server's tools allow, with completion of their arguments. A server left with
  * none declares neither capability, so prompts/list is then an unknown method.
  */
-export function addPrompts(server: Server, upstreams: Upstreams, tools: ReadonlySet<string>): void {
+export function addPrompts(
+  server: Server,
+  upstreams: Upstreams,
+  tools: ReadonlySet<string>,
+  today?: string,
+): void {
   const prompts = enabledPrompts(tools);
   if (prompts.length === 0) return;
   server.registerCapabilities({ prompts: { listChanged: false }, completions: {} });
   const list = listOf(prompts);
-  const env = (): PromptEnv => ({ upstreams, enabled: tools, now: new Date() });
+  // Periods end today: the clock's, or the sandbox's (its data stops there).
+  const now = () => (today ? new Date(`${today}T12:00:00Z`) : new Date());
+  const env = (): PromptEnv => ({ upstreams, enabled: tools, now: now() });
   server.setRequestHandler("prompts/list", () => list);
   server.setRequestHandler("prompts/get", (request) =>
     getPrompt(findPrompt(prompts, request.params.name), request.params.arguments, env()),

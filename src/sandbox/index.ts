@@ -17,7 +17,7 @@ import {
 } from "./analytics-listings.js";
 import type { AnalyticsIds } from "./analytics-types.js";
 import { type Account, type Body, type Ctx, RawReply, type SandboxState } from "./context.js";
-import { Rng } from "./random.js";
+import { Rng, SANDBOX_TODAY } from "./random.js";
 import { queryRuns } from "./runs.js";
 import { seedAnalytics } from "./seed-analytics.js";
 import { seedWorkspace } from "./seed-workspace.js";
@@ -60,6 +60,8 @@ export interface Sandbox {
   workspaceProjectId: string;
   analyticsProjectId: string;
   ids: SandboxIds;
+  /** The seeded world's today (YYYY-MM-DD): its data runs up to this date, whatever the clock says. */
+  today: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -243,6 +245,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     workspaceProjectId: ids.workspaceProjects[0]!,
     analyticsProjectId: ids.analyticsProjects[0]!,
     ids,
+    today: SANDBOX_TODAY,
     requests,
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -3,6 +3,8 @@
 
 /** Fixed "now" of the seeded world; all seeded timestamps are derived from it. */
 export const EPOCH_MS = Date.UTC(2026, 0, 15, 9, 0, 0);
+/** The seeded world's today (UTC), as a date: its data runs up to here. */
+export const SANDBOX_TODAY = new Date(EPOCH_MS).toISOString().slice(0, 10);
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
