@@ -34,6 +34,11 @@ export interface UpstreamSettings {
   confirmWrites?: boolean;
   /** off: answers' text as the APIs sent it, hidden characters and Markdown included (default: on). */
   sanitize?: "on" | "off";
+  /**
+   * Where a person sets these, for messages that say what to set: environment variables (default), or
+   * the form of the Claude Desktop extension (src/settings-names.ts).
+   */
+  settingsFrom?: "environment" | "mcpb";
 }
 
 export interface HttpSettings {
@@ -304,6 +309,14 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     default: "on",
     section: "Options",
     help: "off passes hidden characters and Markdown from the APIs as sent",
+  },
+  "upstream.settingsFrom": {
+    flag: "settings-from",
+    env: "MCP_SETTINGS_FROM",
+    kind: oneOf(["environment", "mcpb"], "<where>"),
+    default: "environment",
+    section: "Options",
+    help: "mcpb (its bundle sets it): messages name the extension's form fields",
   },
   logLevel: {
     flag: "log-level",

@@ -3,6 +3,7 @@
 // variables follow the server's. A host shows `user_config` as a form and starts the server as
 // `mcp_config` says.
 import { SETTINGS, type Setting } from "./config.js";
+import { FIELD_TITLES, type FormSetting } from "./settings-names.js";
 import type { ApiName } from "./tools/definition.js";
 import { ENDPOINTS } from "./tools/register.js";
 
@@ -29,11 +30,10 @@ export const MANIFEST_VERSION = "0.2";
 /** The server inside the bundle, one esbuild file beside the manifest. */
 export const ENTRY_POINT = "server/index.mjs";
 
-/** One field of the host's form and the setting it fills. */
+/** One field of the host's form and the setting it fills (its title: FIELD_TITLES). */
 interface FormField {
   /** The setting's key in the settings table. */
-  setting: Setting["key"];
-  title: string;
+  setting: FormSetting;
   /** Follows the setting's help line in the form's description. */
   note: string;
   sensitive?: true;
@@ -47,56 +47,46 @@ const apiPath = (api: ApiName) =>
 const FORM: Record<string, FormField> = {
   api_key: {
     setting: "upstream.workspaceApiKey",
-    title: "API key",
     note: "Leave empty when the sandbox is on.",
     sensitive: true,
   },
   analytics_api_key: {
     setting: "upstream.analyticsApiKey",
-    title: "Analytics API key",
     note: "Leave empty when one key serves both APIs.",
     sensitive: true,
   },
   workspace_base_url: {
     setting: "upstream.workspaceBaseUrl",
-    title: "Agent-workspace API base URL",
     note: `Scheme and host only: the tools add ${apiPath("workspace")}/….`,
   },
   analytics_base_url: {
     setting: "upstream.analyticsBaseUrl",
-    title: "Analytics API base URL",
     note: `Scheme and host only: the tools add ${apiPath("analytics")}/….`,
   },
   workspace_project_id: {
     setting: "upstream.workspaceProjectId",
-    title: "Default workspace project",
     note: "A project id (uuid), used when a call names none; empty: each call names its project.",
   },
   workspace_id: {
     setting: "upstream.workspaceId",
-    title: "Default workspace",
     note: "A workspace id (uuid); empty: the workspace the key defaults to.",
   },
   analytics_project_id: {
     setting: "upstream.analyticsProjectId",
-    title: "Default analytics project",
     note: "A project id (uuid), used when a call names none; empty: each call names its project.",
   },
   toolsets: {
     setting: "tools.toolsets",
-    title: "Toolsets",
     note: "Comma-separated; empty: both.",
   },
   read_only: {
     setting: "tools.readOnly",
-    title: "Read-only",
     note: `Those tools: ${ENDPOINTS.filter((endpoint) => !endpoint.readOnly)
       .map((endpoint) => endpoint.name)
       .join(", ")}.`,
   },
   demo: {
     setting: "demo",
-    title: "Sandbox (demo data)",
     note: "Replaces the key, base URLs and default projects above with a sandbox started on this computer.",
   },
 };
@@ -122,7 +112,7 @@ function userConfig() {
         name,
         {
           type: onOff ? "boolean" : "string",
-          title: field.title,
+          title: FIELD_TITLES[field.setting],
           description: `${sentence(setting.help)} ${field.note}`,
           required: false,
           ...(field.sensitive ? { sensitive: true } : {}),
@@ -133,11 +123,14 @@ function userConfig() {
   );
 }
 
-/** Each form field's value in the variable its setting reads. */
+/** Each form field's value in the variable its setting reads; messages name the form's fields. */
 function serverEnvironment(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(FORM).map(([name, field]) => [settingAt(field.setting).env, `\${user_config.${name}}`]),
-  );
+  return {
+    ...Object.fromEntries(
+      Object.entries(FORM).map(([name, field]) => [settingAt(field.setting).env, `\${user_config.${name}}`]),
+    ),
+    [settingAt("upstream.settingsFrom").env]: "mcpb",
+  };
 }
 
 export function buildManifest(pkg: PackageFacts, listing: RegistryListing) {

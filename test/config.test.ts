@@ -45,6 +45,7 @@ describe("configuration", () => {
       maxResultTokens: 8000,
       confirmWrites: false,
       sanitize: "on",
+      settingsFrom: "environment",
     });
     expect(config.tools).toEqual({
       toolsets: undefined,

@@ -338,3 +338,89 @@ describe("default projects", () => {
     }
   });
 });
+
+describe("in the Claude Desktop extension (--settings-from mcpb), messages name the form's fields", () => {
+  const inForm = { settingsFrom: "mcpb" as const };
+
+  it("a missing key, base URL or default project: the field to fill in, and the sandbox for the key", async () => {
+    const empty = await startInMemory(inForm);
+    try {
+      expect(textOf(await empty.call("whoami"))).toBe(
+        'whoami: No API key: fill in "API key" in this extension\'s settings (Claude Desktop: Settings → Extensions), or turn on "Sandbox (demo data)" to try the tools on invented data.',
+      );
+      expect(textOf(await empty.call("geo_projects"))).toBe(
+        'geo_projects: No API key: fill in "API key" in this extension\'s settings (Claude Desktop: Settings → Extensions), or turn on "Sandbox (demo data)" to try the tools on invented data.',
+      );
+    } finally {
+      await empty.close();
+    }
+    const keyOnly = await startInMemory({ ...inForm, workspaceApiKey: KEY });
+    try {
+      expect(textOf(await keyOnly.call("whoami"))).toBe(
+        'whoami: No agent-workspace API base URL: fill in "Agent-workspace API base URL" in this extension\'s settings (Claude Desktop: Settings → Extensions).',
+      );
+      expect(textOf(await keyOnly.call("geo_projects"))).toBe(
+        'geo_projects: No analytics API base URL: fill in "Analytics API base URL" in this extension\'s settings (Claude Desktop: Settings → Extensions).',
+      );
+    } finally {
+      await keyOnly.close();
+    }
+    const upstream = await startRecorder(() => ({ body: { projects: [] } }));
+    const noProject = await startInMemory({
+      ...inForm,
+      workspaceApiKey: KEY,
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+    });
+    try {
+      expect(textOf(await noProject.call("tasks_query", { view: "list" }))).toBe(
+        "tasks_query: No project chosen and whoami lists no project for this key: check the key's workspace (workspace_id) or set \"Default workspace project\" in this extension's settings.",
+      );
+      expect(textOf(await noProject.call("geo_prompts", {}))).toBe(
+        "geo_prompts: project_id is required: call geo_projects to list your analytics projects and pass one's id as project_id (or set \"Default analytics project\" in this extension's settings).",
+      );
+    } finally {
+      await noProject.close();
+      await upstream.close();
+    }
+  });
+
+  it("a refused key, and an API that cannot be reached: the fields to check", async () => {
+    const upstream = await startRecorder(() => ({
+      status: 401,
+      body: { detail: "Missing or invalid API key" },
+    }));
+    const port = await freePort();
+    const settings = {
+      ...inForm,
+      workspaceApiKey: KEY,
+      workspaceProjectId: PROJECT,
+      analyticsProjectId: PROJECT,
+    };
+    const refused = await startInMemory({
+      ...settings,
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+    });
+    const unreached = await startInMemory({
+      ...settings,
+      workspaceBaseUrl: `http://127.0.0.1:${port}`,
+      analyticsBaseUrl: `http://127.0.0.1:${port}`,
+    });
+    try {
+      expect(textOf(await refused.call("tasks_query", { view: "list" }))).toBe(
+        'tasks_query: 401 Unauthorized: the API key is missing or invalid. Set or fix "API key" in this extension\'s settings.',
+      );
+      expect(textOf(await refused.call("geo_prompts", {}))).toBe(
+        'geo_prompts: 401 Unauthorized: the API key is missing or invalid. Set or fix "API key" (or "Analytics API key", which overrides it for geo_ tools) in this extension\'s settings.',
+      );
+      expect(textOf(await unreached.call("whoami"))).toBe(
+        `whoami: could not reach the workspace API at http://127.0.0.1:${port} (ECONNREFUSED) after 3 attempts. Check "Agent-workspace API base URL" in this extension's settings and the network, then retry.`,
+      );
+    } finally {
+      await refused.close();
+      await unreached.close();
+      await upstream.close();
+    }
+  });
+});

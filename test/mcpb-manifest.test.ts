@@ -5,6 +5,7 @@ import { getMcpConfigForManifest, MANIFEST_SCHEMAS, type McpbUserConfigValues } 
 import { describe, expect, it } from "vitest";
 import { type Config, parseCommandLine, SETTINGS } from "../src/config.js";
 import { buildManifest, ENTRY_POINT, MANIFEST_VERSION } from "../src/mcpb-manifest.js";
+import { FIELD_TITLES } from "../src/settings-names.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
@@ -49,10 +50,12 @@ describe("the bundle's manifest", () => {
     });
   });
 
-  it("sets one variable of the settings table per form field, the keys sensitive", () => {
-    const env = manifest.server.mcp_config.env ?? {};
+  it("sets one variable of the settings table per form field, the keys sensitive, and says messages name the fields", () => {
+    const { MCP_SETTINGS_FROM, ...env } = manifest.server.mcp_config.env ?? {};
+    expect(MCP_SETTINGS_FROM).toBe("mcpb");
     const fields = Object.keys(manifest.user_config ?? {});
     expect(Object.values(env)).toEqual(fields.map((field) => `\${user_config.${field}}`));
+    expect(fields.map((field) => manifest.user_config?.[field]?.title)).toEqual(Object.values(FIELD_TITLES));
     const known = new Set(SETTINGS.map((setting) => setting.env));
     expect(Object.keys(env).filter((name) => !known.has(name))).toEqual([]);
     const sensitive = fields.filter((field) => manifest.user_config?.[field]?.sensitive);
@@ -81,6 +84,7 @@ describe("the bundle's manifest", () => {
       workspaceProjectId: undefined,
       workspaceId: undefined,
       analyticsProjectId: undefined,
+      settingsFrom: "mcpb",
     });
   });
 

@@ -180,4 +180,20 @@ describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio
       await client.close();
     }
   });
+
+  it("with the form left empty: the tools, and a call says which field to fill in, as docs/bundle.md shows", async () => {
+    const client = await connect({}, era);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(ENDPOINTS.length);
+      const result = await client.callTool({ name: "whoami", arguments: {} });
+      const advice =
+        'No API key: fill in "API key" in this extension\'s settings (Claude Desktop: Settings → Extensions), or turn on "Sandbox (demo data)" to try the tools on invented data.';
+      expect([result.isError, result.content]).toEqual([true, [{ type: "text", text: `whoami: ${advice}` }]]);
+      expect(readFileSync(join(root, "docs/bundle.md"), "utf8").replaceAll("\n", " ")).toContain(
+        `\`${advice}\``,
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@
 // body's project_id, defaulted from ANALYTICS_PROJECT_ID.
 import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
+import { missingAdvice, settingRef } from "../settings-names.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
@@ -21,14 +22,24 @@ export class AnalyticsClient {
     if (!apiKey) {
       throw new MissingConfigError(
         "WORKSPACE_API_KEY",
-        "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+        missingAdvice(
+          this.settings,
+          "upstream.workspaceApiKey",
+          "API key",
+          "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+        ),
       );
     }
     const baseUrl = this.settings.analyticsBaseUrl;
     if (!baseUrl) {
       throw new MissingConfigError(
         "ANALYTICS_BASE_URL",
-        "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
+        missingAdvice(
+          this.settings,
+          "upstream.analyticsBaseUrl",
+          "analytics API base URL",
+          "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
+        ),
       );
     }
     const body = endpoint.projectScoped ? this.withProject(args) : args;
@@ -53,7 +64,7 @@ export class AnalyticsClient {
     const projectId = this.settings.analyticsProjectId;
     if (!projectId) {
       throw new ToolInputError(
-        "project_id is required: call geo_projects to list your analytics projects and pass one's id as project_id (or set ANALYTICS_PROJECT_ID).",
+        `project_id is required: call geo_projects to list your analytics projects and pass one's id as project_id (or set ${settingRef(this.settings, "upstream.analyticsProjectId")}).`,
       );
     }
     return { project_id: projectId, ...args };

@@ -1,6 +1,7 @@
 // The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
 import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
+import { missingAdvice, settingRef } from "../settings-names.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
@@ -44,7 +45,12 @@ export class WorkspaceClient {
     if (!apiKey) {
       throw new MissingConfigError(
         "WORKSPACE_API_KEY",
-        "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+        missingAdvice(
+          this.settings,
+          "upstream.workspaceApiKey",
+          "API key",
+          "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+        ),
       );
     }
     const headers: Record<string, string> = { "x-api-key": apiKey, accept: "application/json" };
@@ -64,7 +70,12 @@ export class WorkspaceClient {
     if (!baseUrl) {
       throw new MissingConfigError(
         "WORKSPACE_BASE_URL",
-        "WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
+        missingAdvice(
+          this.settings,
+          "upstream.workspaceBaseUrl",
+          "agent-workspace API base URL",
+          "WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
+        ),
       );
     }
     const withBody = method === "POST";
@@ -112,10 +123,11 @@ export class WorkspaceClient {
       .slice(0, LISTED_PROJECTS)
       .map((project) => `${String(project.name ?? "unnamed")} (${String(project.id)})`)
       .join(", ");
+    const setting = settingRef(this.settings, "upstream.workspaceProjectId");
     throw new ToolInputError(
       projects.length === 0
-        ? "No project chosen and whoami lists no project for this key: check the key's workspace (workspace_id) or set WORKSPACE_PROJECT_ID."
-        : `No project chosen and whoami lists ${projects.length}: ${listed}${projects.length > LISTED_PROJECTS ? ", …" : ""}. Pass one's id as project_id (call whoami for the full list), or set WORKSPACE_PROJECT_ID.`,
+        ? `No project chosen and whoami lists no project for this key: check the key's workspace (workspace_id) or set ${setting}.`
+        : `No project chosen and whoami lists ${projects.length}: ${listed}${projects.length > LISTED_PROJECTS ? ", …" : ""}. Pass one's id as project_id (call whoami for the full list), or set ${setting}.`,
     );
   }
 }

@@ -11,6 +11,7 @@ import {
   UpstreamTooLargeError,
 } from "../clients/errors.js";
 import type { LogLevel, UpstreamSettings } from "../config.js";
+import { settingName, settingRef, settingsPlace } from "../settings-names.js";
 import type { EndpointDefinition } from "./definition.js";
 import { sanitizeMessage } from "./sanitize.js";
 
@@ -53,7 +54,7 @@ export function failureLog(error: unknown): { level: LogLevel; fields: Record<st
 function describeFailure(definition: EndpointDefinition, error: unknown, settings: UpstreamSettings): string {
   if (error instanceof MissingConfigError || error instanceof ToolInputError) return error.message;
   if (error instanceof UpstreamHttpError) return describeHttpError(definition, error, settings);
-  if (error instanceof UpstreamNetworkError) return describeNetworkError(definition, error);
+  if (error instanceof UpstreamNetworkError) return describeNetworkError(definition, error, settings);
   if (error instanceof UpstreamBodyError) {
     return `the ${definition.api} API answered ${error.status} with a body that is not JSON (content type ${error.contentType}): "${error.excerpt}". Retry later; the service may be misconfigured.`;
   }
@@ -71,7 +72,11 @@ const attemptsNote = (error: UpstreamError) =>
 const notRepeated = (definition: EndpointDefinition) =>
   `It was not retried, because ${definition.name} creates data: check whether it took effect before calling it again.`;
 
-function describeNetworkError(definition: EndpointDefinition, error: UpstreamNetworkError): string {
+function describeNetworkError(
+  definition: EndpointDefinition,
+  error: UpstreamNetworkError,
+  settings: UpstreamSettings,
+): string {
   const tries = attemptsNote(error);
   if (error.code === "timeout") {
     const next = definition.readOnly
@@ -80,8 +85,9 @@ function describeNetworkError(definition: EndpointDefinition, error: UpstreamNet
     return `the ${definition.api} API did not answer within ${error.timeoutMs} ms (UPSTREAM_TIMEOUT_MS)${tries}. ${next}`;
   }
   if (UNREACHED_CODES.has(error.code)) {
-    const variable = definition.api === "workspace" ? "WORKSPACE_BASE_URL" : "ANALYTICS_BASE_URL";
-    return `could not reach the ${definition.api} API at ${error.origin} (${error.code})${tries}. Check ${variable} and the network, then retry.`;
+    const baseUrl =
+      definition.api === "workspace" ? "upstream.workspaceBaseUrl" : "upstream.analyticsBaseUrl";
+    return `could not reach the ${definition.api} API at ${error.origin} (${error.code})${tries}. Check ${settingRef(settings, baseUrl)} and the network, then retry.`;
   }
   const next = definition.readOnly ? "Retry in a moment." : notRepeated(definition);
   return `lost the connection to the ${definition.api} API at ${error.origin} (${error.code})${tries}. ${next}`;
@@ -92,9 +98,9 @@ function unauthorizedText(definition: EndpointDefinition, settings: UpstreamSett
   if (settings.apiKeySource === "header") {
     return "401 Unauthorized: the API key sent in the X-API-KEY header was refused. Fix the X-API-KEY header in this client's settings for the MCP server and reconnect.";
   }
-  return definition.api === "workspace"
-    ? "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY in this MCP server's environment."
-    : "401 Unauthorized: the API key is missing or invalid. Set or fix WORKSPACE_API_KEY (or ANALYTICS_API_KEY, which overrides it for geo_ tools) in this MCP server's environment.";
+  const key = settingName(settings, "upstream.workspaceApiKey");
+  const override = `(or ${settingName(settings, "upstream.analyticsApiKey")}, which overrides it for geo_ tools) `;
+  return `401 Unauthorized: the API key is missing or invalid. Set or fix ${key} ${definition.api === "workspace" ? "" : override}${settingsPlace(settings)}.`;
 }
 
 function describeHttpError(
