@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { PROMPTS } from "../src/prompts/definitions.js";
+import { completionWait } from "../src/prompts/index.js";
 import { lookupCache } from "../src/prompts/lookups.js";
 import { resolvePeriod } from "../src/prompts/period.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
@@ -582,6 +583,37 @@ describe("completion from a recording upstream", () => {
     harness = undefined;
   });
 
+  it("does not keep a person typing waiting: a slow listing gives no values now, and the next keystroke its values", async () => {
+    const wait = completionWait.ms;
+    completionWait.ms = 20;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      harness = await startOnRecorder({ workspaceApiKey: "key-slow" }, async () => {
+        await held;
+        return { body: { projects: [{ id: "p1", name: "Platform" }] } };
+      });
+      expect(await complete(harness, "task_triage", "project", "pl")).toEqual({
+        completion: { values: [], total: 0, hasMore: false },
+      });
+      release();
+      await vi.waitFor(() => expect(harness?.upstream.requests).toHaveLength(1));
+      completionWait.ms = wait;
+      expect((await complete(harness, "task_triage", "project", "pla")).completion).toEqual({
+        values: ["Platform"],
+        total: 1,
+        hasMore: false,
+      });
+      // One request served both keystrokes.
+      expect(harness.upstream.requests.map((request) => request.path)).toEqual(["/api/v1/business/whoami"]);
+    } finally {
+      completionWait.ms = wait;
+      release();
+    }
+  });
+
   it("answers at most 100 values, with the total and hasMore", async () => {
     const projects = Array.from({ length: 150 }, (_, i) => ({
       id: `00000000-0000-0000-0000-${String(i).padStart(12, "0")}`,
@@ -727,6 +759,11 @@ describe("the docs", () => {
     const block = /What the assistant receives[\s\S]*?```text\n([\s\S]*?)\n```/.exec(doc)?.[1];
     const result = await mcp.client.getPrompt({ name: "task_triage", arguments: { project: "Platform" } });
     expect(block).toBe(promptText(result));
+  });
+
+  it("docs/prompts.md gives the completion's wait", () => {
+    const text = readFileSync(new URL("../docs/prompts.md", import.meta.url), "utf8").replaceAll("\n", " ");
+    expect(text).toContain(`a listing not read within ${completionWait.ms / 1000} seconds`);
   });
 
   it("the README lists every prompt with its arguments, optional ones marked", () => {

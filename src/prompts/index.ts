@@ -15,7 +15,7 @@ import { excerpt } from "../excerpt.js";
 import { log } from "../log.js";
 import { failureLog, redact, toolErrorResult } from "../tools/errors.js";
 import { PROMPTS, type PromptEnv, type PromptPlan, type PromptSpec } from "./definitions.js";
-import { LookupFailure } from "./lookups.js";
+import { type Listing, LookupFailure } from "./lookups.js";
 import { PromptArgumentError } from "./resolve.js";
 
 /** MCP's bound on the values of one completion answer. */
@@ -113,6 +113,27 @@ async function getPrompt(
 
 const NO_VALUES: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
 
+/**
+ * How long a completion waits for its listing: a person is typing. Past it the answer has no values,
+ * and the lookup goes on to fill the cache for the next keystroke. Tests shorten it.
+ */
+export const completionWait = { ms: 2_000 };
+
+/** The listing, or undefined when it is not there within completionWait (it then goes on alone). */
+async function listingSoon(pending: Promise<Listing>): Promise<Listing | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, completionWait.ms, undefined);
+  });
+  try {
+    const listing = await Promise.race([pending, late]);
+    if (listing === undefined) pending.catch(() => {}); // its failure is the cache's to forget
+    return listing;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function complete(
   prompts: PromptSpec[],
   params: CompleteRequest["params"],
@@ -123,13 +144,17 @@ async function complete(
   const prompt = findPrompt(prompts, params.ref.name);
   const argument = prompt.arguments.find((candidate) => candidate.name === params.argument.name);
   if (!argument?.choices) return NO_VALUES;
-  let listing: Awaited<ReturnType<NonNullable<typeof argument.choices>>>;
+  let listing: Listing | undefined;
   try {
-    listing = await argument.choices(env, params.context?.arguments ?? {});
+    listing = await listingSoon(argument.choices(env, params.context?.arguments ?? {}));
   } catch (error) {
     const cause = error instanceof LookupFailure ? error.cause : error;
     const { fields } = failureLog(cause);
     log("warning", "completion lookup failed", { prompt: prompt.name, argument: argument.name, ...fields });
+    return NO_VALUES;
+  }
+  if (listing === undefined) {
+    log("debug", "completion lookup still running", { prompt: prompt.name, argument: argument.name });
     return NO_VALUES;
   }
   const typed = params.argument.value.trim().toLowerCase();
