@@ -15,8 +15,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
 import type { UpstreamSettings } from "../src/config.js";
+import { ATTACKS, BENIGN } from "../src/sandbox/hostile-text.js";
 import { buildServer } from "../src/server.js";
 import { MAX_CONFIRMATION_CHARS, revealInvisible } from "../src/tools/confirm.js";
+import { sanitizeText } from "../src/tools/sanitize.js";
 import { type Recorder, startRecorder, TEST_LIMITS, textOf } from "./helpers.js";
 
 const TASK = "6f1c2b9e-3a4d-4e5f-8a7b-9c0d1e2f3a4b";
@@ -279,15 +281,32 @@ describe("confirmation text", () => {
   it("reveals controls, format and variation-selector characters, and leaves visible text alone", () => {
     const benign = "Tab\there, CRLF\r\nfamily 👨‍👩‍👧 keycap 1️⃣ skin 👍🏽‍ عربى עברית देवनागरी `code`";
     expect(revealInvisible(benign)).toEqual({ shown: benign.replace("👍🏽‍", "👍🏽<U+200D>"), hidden: 1 });
-    // Joiners inside words are written out too (in the question only): "क्‍ष" with a ZWJ.
+    // A joiner inside a word of a joining script does a visible job: "क्‍ष" shows as the person wrote it.
     expect(revealInvisible("\u0915\u094D\u200D\u0937")).toEqual({
-      shown: "\u0915\u094D<U+200D>\u0937",
-      hidden: 1,
+      shown: "\u0915\u094D\u200D\u0937",
+      hidden: 0,
     });
+    expect(revealInvisible("a\u200Db")).toEqual({ shown: "a<U+200D>b", hidden: 1 });
     expect(revealInvisible("a\u202Eb\u0007c\rd\u{FE01}e\u{E0100}\u2066")).toEqual({
       shown: "a<U+202E>b<U+0007>c<U+000D>d<U+FE01>e<U+E0100><U+2066>",
       hidden: 6,
     });
+  });
+  it("writes out exactly the characters the sanitizer removes from answers, across the corpus", () => {
+    let compared = 0;
+    for (const text of [...Object.values(ATTACKS), ...Object.values(BENIGN)]) {
+      const sanitized = sanitizeText(text);
+      // Escape sequences, character references and Markdown/HTML the sanitizer rewrites: the question
+      // shows them as typed.
+      if (sanitized.escaped > 0 || text.includes("\x1B") || /&#?\w+;/.test(text)) continue;
+      const { shown, hidden } = revealInvisible(text);
+      expect([hidden, shown.replace(/<U\+[0-9A-F]{4,6}>/g, "")], JSON.stringify(text)).toEqual([
+        sanitized.removed,
+        sanitized.text,
+      ]);
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(12);
   });
 });
 

@@ -14,6 +14,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
 import type { EndpointDefinition } from "./definition.js";
+import { replaceHidden } from "./sanitize.js";
 
 /** What a call knows about asking its person: whether the client can, and what came back. */
 export interface ConfirmChannel {
@@ -57,32 +58,17 @@ function argumentsDigest(name: string, args: Record<string, unknown>): string {
     .digest("base64url")}`;
 }
 
-// Characters a person cannot see: controls, format characters and variation selectors. Shown as they
-// are only where they are seen: tab, newline, CR before LF, a joiner inside an emoji sequence, and the
-// text or emoji presentation selector after a character that has both.
-const INVISIBLE = /\p{Cc}|\p{Cf}|\p{Variation_Selector}/gu;
-const JOINS_AFTER = /\p{Extended_Pictographic}|\p{Emoji_Modifier}|\u{FE0F}/u;
-const PRESENTED = /[\p{Extended_Pictographic}#*0-9]/u;
-
-function seenAsIs(char: string, before: string, after: string): boolean {
-  if (char === "\t" || char === "\n") return true;
-  if (char === "\r") return after === "\n";
-  if (char === "\u200D") return JOINS_AFTER.test(before) && /\p{Extended_Pictographic}/u.test(after);
-  if (char === "\uFE0E" || char === "\uFE0F") return PRESENTED.test(before);
-  return false;
-}
-
-/** The text with every invisible character written out as <U+XXXX>, and how many there were. */
+/**
+ * The text with every invisible character written out as <U+XXXX>, and how many there were: the
+ * characters the sanitizer removes from answers (sanitize.ts), so a joiner inside an emoji or a word of
+ * a joining script, tab and line breaks stay as they are.
+ */
 export function revealInvisible(text: string): { shown: string; hidden: number } {
-  let hidden = 0;
-  const shown = text.replace(INVISIBLE, (char: string, offset: number) => {
-    const before = Array.from(text.slice(Math.max(0, offset - 2), offset)).pop() ?? "";
-    const next = text.codePointAt(offset + char.length);
-    if (seenAsIs(char, before, next === undefined ? "" : String.fromCodePoint(next))) return char;
-    hidden += 1;
-    return `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
-  });
-  return { shown, hidden };
+  const { text: shown, count } = replaceHidden(
+    text,
+    (char) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`,
+  );
+  return { shown, hidden: count };
 }
 
 /** One argument as the person reads it: short single-line text inline, other text as a block. */

@@ -95,24 +95,25 @@ function keepsItsPlace(
   return false;
 }
 
-/** `text` without its hidden characters (those with no visible job where they stand), counted. */
-function removeHidden(text: string, changes: TextChanges): string {
-  let out =
-    text.includes("\x1B") || text.includes("\x9B")
-      ? text.replace(ANSI, (sequence) => {
-          changes.removed += sequence.length;
-          return "";
-        })
-      : text;
+/**
+ * `text` with each hidden character that has no visible job where it stands replaced by `shown(char)`,
+ * and how many there were. A character so replaced counts as gone for the ones after it: whether a
+ * joiner joins is judged by what stays before it.
+ */
+export function replaceHidden(
+  text: string,
+  shown: (char: string) => string,
+): { text: string; count: number } {
   const flags: [number, number][] = [];
-  if (out.includes("\u{1F3F4}")) {
-    for (const match of out.matchAll(TAG_FLAG)) flags.push([match.index, match.index + match[0].length]);
+  if (text.includes("\u{1F3F4}")) {
+    for (const match of text.matchAll(TAG_FLAG)) flags.push([match.index, match.index + match[0].length]);
   }
   // What the cleaned text has so far ends with: the text before a hidden character, where there is
   // some since the previous one, else the last hidden character kept.
   let previousEnd = 0;
   let lastKept: number | undefined;
-  out = out.replace(HIDDEN, (char, offset: number, whole: string) => {
+  let count = 0;
+  const out = text.replace(HIDDEN, (char, offset: number, whole: string) => {
     const before = offset > previousEnd ? codePointBefore(whole, offset) : lastKept;
     previousEnd = offset + char.length;
     if (keepsItsPlace(char, offset, whole, flags, before)) {
@@ -120,10 +121,24 @@ function removeHidden(text: string, changes: TextChanges): string {
       return char;
     }
     lastKept = before;
-    changes.removed += 1;
-    return "";
+    count += 1;
+    return shown(char);
   });
-  return out;
+  return { text: out, count };
+}
+
+/** `text` without its terminal escapes and hidden characters (those with no visible job), counted. */
+function removeHidden(text: string, changes: TextChanges): string {
+  const out =
+    text.includes("\x1B") || text.includes("\x9B")
+      ? text.replace(ANSI, (sequence) => {
+          changes.removed += sequence.length;
+          return "";
+        })
+      : text;
+  const { text: cleaned, count } = replaceHidden(out, () => "");
+  changes.removed += count;
+  return cleaned;
 }
 
 // ---------------------------------------------------------------- Markdown and HTML
