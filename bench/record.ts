@@ -13,6 +13,10 @@ const ms = (value: number) => `${value.toPrecision(3)} ms`;
 const times = (value: number) => `${value.toFixed(2)}×`;
 const micros = (value: number | undefined) => (value === undefined ? "n/a" : `${thousands(value)} µs`);
 const hhmm = (iso: string) => iso.slice(11, 16);
+const took = (from: string, to: string) => {
+  const seconds = Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+};
 
 /** The figures of record as markdown: the run, the table of paths, and how the lines fared. */
 export function recordSection(results: Results): string {
@@ -20,7 +24,7 @@ export function recordSection(results: Results): string {
   const { machine, paths, coldStart, memory, sizes } = results;
   const limit = paths.limit.tasks_query!;
   const when = results.startedAt
-    ? `${results.date.slice(0, 10)} (${hhmm(results.startedAt)}-${hhmm(results.date)} UTC)`
+    ? `${results.date.slice(0, 10)} (${hhmm(results.startedAt)}-${hhmm(results.date)} UTC, ${took(results.startedAt, results.date)})`
     : `${results.date.slice(0, 10)} (ended ${hhmm(results.date)} UTC)`;
   const [loadBefore, loadAfter] = machine.loadAverage;
   const lines = [
