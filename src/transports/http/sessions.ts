@@ -13,7 +13,7 @@ import {
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
-import { sendWebResponse, webRequestOf } from "./web-exchange.js";
+import { answerWith } from "./web-exchange.js";
 
 export interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -162,17 +162,6 @@ function cancelOnServer(transport: WebStandardStreamableHTTPServerTransport, id:
   });
 }
 
-/** Hands one request to the SDK's transport (the parsed body with it) and writes its answer. */
-export async function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  transport: WebStandardStreamableHTTPServerTransport,
-  body: unknown,
-): Promise<void> {
-  const response = await transport.handleRequest(webRequestOf(req), { parsedBody: body });
-  await sendWebResponse(req, res, response);
-}
-
 /** Serves /mcp requests in the stateful mode. */
 export class StatefulEndpoint {
   readonly sessions: SessionStore;
@@ -229,7 +218,7 @@ export class StatefulEndpoint {
       // if cancelled, rather than run on (and, for tasks_comments, create what the client may send again).
       if (id !== undefined && !res.writableFinished) cancelOnServer(session.transport, id);
     });
-    await answer(req, res, session.transport, body);
+    await answerWith(session.transport, req, res, body);
     // The SDK sends no answer to a cancelled call and leaves its stream open: end it, so that the
     // client's connection is free and the session can become idle.
     const cancelled = cancelledIdOf(body);
@@ -278,7 +267,7 @@ export class StatefulEndpoint {
     mcp.onclose = () => this.sessions.remove(transport.sessionId ?? "");
     try {
       await mcp.connect(transport);
-      await answer(req, res, transport, body);
+      await answerWith(transport, req, res, body);
     } finally {
       release(false);
       if (!facts.session) void mcp.close();

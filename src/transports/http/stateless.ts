@@ -11,8 +11,9 @@ import {
 } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { answer, cancelledIdOf, requestIdOf } from "./sessions.js";
+import { cancelledIdOf, requestIdOf } from "./sessions.js";
 import type { RequestServer } from "./user-servers.js";
+import { answerWith } from "./web-exchange.js";
 
 export class StatelessEndpoint {
   /** Calls in flight, by the headers that built their server and their request id. */
@@ -51,7 +52,7 @@ export class StatelessEndpoint {
       void instance.close();
     });
     await instance.connect(transport);
-    await answer(req, res, transport, body);
+    await answerWith(transport, req, res, body);
   }
 
   async close(): Promise<void> {

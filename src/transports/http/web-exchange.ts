@@ -4,6 +4,7 @@
 // rather than serialized into the Request again, and an answer complete when it comes leaves in one write.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { ReadableStreamReadResult } from "node:stream/web";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
 /**
  * A Request with the method, URL and headers of `req` and no body (the SDK reads `parsedBody`), whose
@@ -135,4 +136,14 @@ function drained(res: ServerResponse): Promise<void> {
     res.once("drain", done);
     res.once("close", done);
   });
+}
+
+/** Hands one 2025-era request to the SDK's streamable HTTP transport, with its parsed body, and writes the answer. */
+export async function answerWith(
+  transport: WebStandardStreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  await sendWebResponse(req, res, await transport.handleRequest(webRequestOf(req), { parsedBody: body }));
 }
