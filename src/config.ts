@@ -316,7 +316,7 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     kind: oneOf(["environment", "mcpb"], "<where>"),
     default: "environment",
     section: "Options",
-    help: "mcpb (its bundle sets it): messages name the extension's form fields",
+    help: "mcpb: messages name the Claude Desktop extension's fields",
   },
   logLevel: {
     flag: "log-level",

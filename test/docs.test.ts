@@ -32,14 +32,12 @@ function tableAfter(text: string, heading: string): string[][] {
 
 describe("README", () => {
   it("stays under 15 KB", () => {
-    expect(Buffer.byteLength(README)).toBeLessThanOrEqual(15 * 1024);
+    expect(Buffer.byteLength(README)).toBeLessThanOrEqual(15_000);
   });
 
   it("gives the date the sandbox's data runs to, as docs/prompts.md does", () => {
     const prompts = readFileSync(new URL("docs/prompts.md", ROOT), "utf8").replaceAll("\n  ", " ");
-    expect(README).toContain(
-      `The sandbox's invented data runs up to ${SANDBOX_TODAY}, which it takes as today.`,
-    );
+    expect(README).toContain(`The sandbox's data is invented and ends on ${SANDBOX_TODAY}, its today.`);
     expect(prompts).toContain(
       `on \`--demo\`, the sandbox's today, ${SANDBOX_TODAY}, where its invented data ends`,
     );
