@@ -1,0 +1,73 @@
+// State that every replica must see the same: OAuth grants and codes, and the single-use marks of write
+// confirmations. One process keeps it in memory (memoryStore); replicas share a Redis (--redis-url).
+// Values are opaque strings; every key expires, so nothing grows without bound.
+
+export interface SharedStore {
+  /** The value under `key`, or undefined when absent or expired. */
+  get(key: string): Promise<string | undefined>;
+  /** Sets `key` to `value` for `ttlMs` milliseconds, replacing what was there. */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Sets `key` only when it is absent; true when this call set it (Redis SET NX PX). */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Reads and removes `key` in one step: of two takes of one key, at most one gets the value (Redis GETDEL). */
+  take(key: string): Promise<string | undefined>;
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Refused when the in-memory store holds this many live entries: a bound, not a cache to evict from. */
+export const MEMORY_STORE_MAX_ENTRIES = 200_000;
+
+export class StoreFullError extends Error {
+  constructor() {
+    super("the in-memory state store is full; try again later");
+  }
+}
+
+/** One process's store; entries past their expiry are dropped on read and by a sweep when the map fills. */
+export function memoryStore(now: () => number = Date.now): SharedStore {
+  const entries = new Map<string, { value: string; expiresAt: number }>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const room = () => {
+    if (entries.size < MEMORY_STORE_MAX_ENTRIES) return;
+    const at = now();
+    for (const [key, entry] of entries) if (entry.expiresAt <= at) entries.delete(key);
+    if (entries.size >= MEMORY_STORE_MAX_ENTRIES) throw new StoreFullError();
+  };
+  const put = (key: string, value: string, ttlMs: number) => {
+    if (!entries.has(key)) room();
+    entries.set(key, { value, expiresAt: now() + ttlMs });
+  };
+  return {
+    async get(key) {
+      return live(key)?.value;
+    },
+    async set(key, value, ttlMs) {
+      put(key, value, ttlMs);
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (live(key) !== undefined) return false;
+      put(key, value, ttlMs);
+      return true;
+    },
+    async take(key) {
+      const entry = live(key);
+      entries.delete(key);
+      return entry?.value;
+    },
+    async delete(key) {
+      entries.delete(key);
+    },
+    async close() {
+      entries.clear();
+    },
+  };
+}
