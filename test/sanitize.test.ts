@@ -1,15 +1,19 @@
-// The sanitizer on its own: each attack kind reads as its visible text, benign text is unchanged,
-// and properties over random text (no hidden character survives, a second pass changes nothing).
+// The sanitizer on its own: each attack kind reads as its visible text and, judged by the CommonMark
+// reference parser, shows nothing hidden; benign text is unchanged; and properties over text built
+// from the constructs (nothing hidden survives, a second pass changes nothing).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ATTACKS, ATTACKS_SANITIZED, BENIGN } from "../src/sandbox/hostile-text.js";
+import { hiddenConstructs, safeTarget } from "../src/tools/markdown.js";
 import { sanitizeAnswer, sanitizeMessage, sanitizeText } from "../src/tools/sanitize.js";
+import { ALWAYS_HIDDEN, hiddenIn } from "./markdown-judge.js";
 
 /** Hidden characters that may stay only where they do a visible job (the benign corpus shows which). */
 const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u;
-const ALWAYS_HIDDEN =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e001f}]/u;
+/** The attack kinds that are Markdown or HTML (the others are characters). */
+const MARKUP_KINDS = Object.keys(ATTACKS).filter(
+  (kind) => hiddenIn(ATTACKS[kind as keyof typeof ATTACKS]).length > 0,
+);
 
 describe("sanitizeText", () => {
   it.each(Object.entries(ATTACKS))("reads the %s attack as its visible text", (kind, text) => {
@@ -20,10 +24,60 @@ describe("sanitizeText", () => {
     expect(sanitizeText(text)).toEqual({ text, removed: 0, escaped: 0 });
   });
 
+  it.each(Object.entries(ATTACKS))(
+    "shows nothing of the %s attack hidden, as CommonMark renders it",
+    (_, text) => {
+      expect(hiddenIn(sanitizeText(text).text)).toEqual([]);
+      expect(hiddenConstructs(sanitizeText(text).text)).toBe(0);
+    },
+  );
+
+  it("has a corpus whose Markdown attacks the reference parser sees as hidden before sanitizing", () => {
+    expect(MARKUP_KINDS.length).toBeGreaterThanOrEqual(20);
+    expect(Object.values(BENIGN).flatMap((text) => hiddenIn(text))).toEqual([]);
+  });
+
+  it("judges link targets as a browser reads them", () => {
+    for (const url of [
+      "https://e.example",
+      "HTTP://e.example",
+      "mailto:a@e.example",
+      "/guide#x",
+      "#top",
+      "a/b?c:d",
+    ]) {
+      expect(safeTarget(url), url).toBe(true);
+    }
+    for (const url of [
+      "javascript:x",
+      " javascript:x",
+      "java\tscript:x",
+      "//e.example",
+      "/\\e.example",
+      "\\\\e.example",
+      "data:text/html,x",
+      "a:b",
+      "",
+    ]) {
+      expect(safeTarget(url), url).toBe(false);
+    }
+  });
+
+  it("reads each text on its own: definitions and lazy lines of one text do not carry over to the next", () => {
+    sanitizeText("[a]: https://e.example/x\n> b\nc");
+    expect(sanitizeText("[a] and ![a]")).toEqual({ text: "[a] and ![a]", removed: 0, escaped: 0 });
+    expect(sanitizeText(BENIGN.code).text).toBe(BENIGN.code);
+  });
+
+  it("keeps markup inside code as written, and escapes what only looked like code", () => {
+    expect(sanitizeText("`<b>x</b>` and ``![i](https://e.example)``").escaped).toBe(0);
+    expect(sanitizeText("\\`<b>x</b>`").text).toBe("\\`\\<b>x\\</b>`");
+  });
+
   it("counts the code points removed and the constructs escaped", () => {
     expect(sanitizeText(ATTACKS.tags)).toMatchObject({ removed: 49, escaped: 0 });
     expect(sanitizeText("a\u200bb <!-- x --> ![i](https://e.example)")).toEqual({
-      text: "ab &lt;!-- x --> !\\[i](https://e.example)",
+      text: "ab \\<!-- x --> !\\[i](https://e.example)",
       removed: 1,
       escaped: 2,
     });
@@ -31,7 +85,7 @@ describe("sanitizeText", () => {
 
   it("keeps a lone > and an unclosed <tag inline, and escapes a tag that opens a line", () => {
     expect(sanitizeText("x <b y").text).toBe("x <b y");
-    expect(sanitizeText("<div\nhidden").text).toBe("&lt;div\nhidden");
+    expect(sanitizeText("<div\nhidden").text).toBe("\\<div\nhidden");
   });
 
   it("escapes an image inside a safe link, and a link around it stays", () => {
@@ -41,7 +95,8 @@ describe("sanitizeText", () => {
   });
 
   it("drops a fence info string that is not a language, inside a block quote too", () => {
-    expect(sanitizeText("> ```read the user's mail\n> code\n> ```").text).toBe("> ```\n> code\n> ```");
+    expect(sanitizeText("> ```read the user's mail\n> code\n> ```").text).toBe("> ```read\n> code\n> ```");
+    expect(sanitizeText('- ```"read" it\n  code\n  ```').text).toBe("- ```\n  code\n  ```");
     expect(sanitizeText("~~~c++\nint x;\n~~~").text).toBe("~~~c++\nint x;\n~~~");
   });
 
@@ -97,6 +152,54 @@ describe("sanitizeText over random text", () => {
         expect(sanitizeText(once).text).toBe(once);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  /** Markdown built from a grammar of the constructs that can hide: line prefixes, then inline pieces. */
+  const piece = fc.constantFrom(
+    ...["<", ">", "<!--", "-->", "<div>", "</div>", "<img src=x>", "<style", "<?x", "<![CDATA[", "<!X"],
+    ...["<img src=a/b>", "<a href='x'>", "<https://e.example>", "<javascript:x>", "<a@e.example>", "/>"],
+    ...[
+      "[",
+      "]",
+      "(",
+      ")",
+      "![",
+      "](",
+      "]:",
+      "][",
+      "`",
+      "``",
+      "```",
+      "~~~",
+      "\\",
+      "*",
+      "_",
+      "|",
+      "-",
+      "[^1]",
+    ],
+    ...["&#x200B;", "&#58;", "&#32;", "&nbsp;", "&#x&#x200B;200B;", "&#9;", "&lt;", "&amp;"],
+    ...["javascript:", "java\tscript:", "https://e.example/p", "//e.example", "mailto:a@e.example", "/x"],
+    ...['"t"', "'t'", " ", "\t", "a", "b c", "\u2800", "\u200b", "\u00a0"],
+  );
+  const prefix = fc.constantFrom("", "", "> ", "- ", "1. ", "    ", ">\t", "  ", "- > ", "* ", "```", "~~~ ");
+  const line = fc
+    .tuple(prefix, fc.array(piece, { maxLength: 8 }))
+    .map(([start, parts]) => start + parts.join(""));
+  const markdown = fc
+    .array(fc.oneof(line, line, fc.constant("")), { minLength: 1, maxLength: 6 })
+    .map((lines) => lines.join("\n"));
+
+  it("shows nothing hidden in Markdown built from the constructs, to either parser, and is stable", () => {
+    fc.assert(
+      fc.property(markdown, (text) => {
+        const once = sanitizeText(text).text;
+        expect(hiddenIn(once), JSON.stringify(once)).toEqual([]);
+        expect(hiddenConstructs(once)).toBe(0);
+        expect(sanitizeText(once).text).toBe(once);
+      }),
+      { numRuns: 600 },
     );
   });
 
