@@ -73,12 +73,18 @@ describe("the environment's key", () => {
   });
 
   it("a body without the key is passed on as the upstream wrote it", async () => {
+    echo = () => '{"projects": [{"id": "p1", "name": "Café"}]}';
+    const result = await mcp.call("whoami");
+    expect(result.structuredContent).toEqual({ projects: [{ id: "p1", name: "Café" }] });
+    expect(result.content).toEqual([{ type: "text", text: '{"projects": [{"id": "p1", "name": "Café"}]}' }]);
+  });
+
+  it("a body without the key whose text has JSON escapes is passed on as the JSON of what was checked", async () => {
+    // An escape may spell a hidden character: the sanitizer reads the parsed body, and the text is its JSON.
     echo = () => '{"projects": [{"id": "p1", "name": "Caf\\u00e9"}]}';
     const result = await mcp.call("whoami");
     expect(result.structuredContent).toEqual({ projects: [{ id: "p1", name: "Café" }] });
-    expect(result.content).toEqual([
-      { type: "text", text: '{"projects": [{"id": "p1", "name": "Caf\\u00e9"}]}' },
-    ]);
+    expect(result.content).toEqual([{ type: "text", text: '{"projects":[{"id":"p1","name":"Café"}]}' }]);
   });
 });
 

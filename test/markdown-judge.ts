@@ -12,7 +12,9 @@ const LANGUAGE = /^[A-Za-z0-9_+#.-]{1,32}$/;
 /** A destination a person can judge: http(s), mailto, or a path on the same site (the parser percent-encodes). */
 function judgedSafe(destination: string): boolean {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(destination)) return /^(?:https?|mailto):/i.test(destination);
-  return destination !== "" && !/^(?:\/\/|\/%5C|%5C)/i.test(destination) && !/^[^/?#]*:/.test(destination);
+  return (
+    destination !== "" && !/^(?:\/\/|\/%5C|%5C%5C|%5C\/)/i.test(destination) && !/^[^/?#]*:/.test(destination)
+  );
 }
 
 /** The text a node renders, as literal characters. */

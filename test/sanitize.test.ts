@@ -5,7 +5,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ATTACKS, ATTACKS_SANITIZED, BENIGN } from "../src/sandbox/hostile-text.js";
 import { hiddenConstructs, safeTarget } from "../src/tools/markdown.js";
-import { sanitizeAnswer, sanitizeMessage, sanitizeText } from "../src/tools/sanitize.js";
+import {
+  AnswerTooDeepError,
+  MAX_ANSWER_DEPTH,
+  sanitizeAnswer,
+  sanitizeMessage,
+  sanitizeText,
+} from "../src/tools/sanitize.js";
 import { ALWAYS_HIDDEN, hiddenIn } from "./markdown-judge.js";
 
 /** Hidden characters that may stay only where they do a visible job (the benign corpus shows which). */
@@ -214,12 +220,51 @@ describe("sanitizeText over random text", () => {
 });
 
 describe("sanitizeAnswer", () => {
-  it("returns an answer with nothing hidden as it is, the same text", () => {
-    const body = { items: [{ title: BENIGN.emoji }, { title: BENIGN.code }] };
+  it("returns an answer with nothing suspect as it is, the same text", () => {
+    const body = {
+      items: [{ title: "plain" }, { title: BENIGN.scripts.replace(/[\u200c\u200d\u{e0100}]/gu, "") }],
+    };
     const text = JSON.stringify(body, null, 1);
     const answer = sanitizeAnswer(body, text);
     expect(answer.body).toBe(body);
     expect(answer.text).toBe(text);
+  });
+
+  it("returns a checked answer with nothing hidden as the same body, its text the JSON of that body", () => {
+    const body = { items: [{ title: BENIGN.emoji }, { title: BENIGN.code }] };
+    const answer = sanitizeAnswer(body, JSON.stringify(body, null, 1));
+    expect(answer.body).toBe(body);
+    expect(answer.text).toBe(JSON.stringify(body));
+    // A duplicate key: the API's own text holds what the parsed body does not; it is not passed on.
+    const duplicate = '{"title":"<img src=https://evil.example/p.png>","title":"ok [x](y)"}';
+    expect(sanitizeAnswer(JSON.parse(duplicate), duplicate).text).toBe('{"title":"ok [x](y)"}');
+  });
+
+  it("sanitizes at any depth, and refuses an answer nested deeper than it checks", () => {
+    let deep: unknown = "<img src=https://evil.example/p.png>";
+    for (let i = 0; i < 200; i++) deep = i % 2 ? [deep] : { k: deep };
+    const answer = sanitizeAnswer({ deep }, JSON.stringify({ deep }));
+    expect(answer.text).toContain("\\\\<img");
+    expect(answer.text).not.toMatch(/[^\\]<img/);
+    let deeper: unknown = "<b>x</b>";
+    for (let i = 0; i < MAX_ANSWER_DEPTH; i++) deeper = [deeper];
+    expect(() => sanitizeAnswer({ deeper }, JSON.stringify({ deeper }))).toThrow(AnswerTooDeepError);
+  });
+
+  it("cleans keys of Markdown too, and builds a note whose keys cannot join into markup", () => {
+    const body = { "[a": { x: "\u200b" }, "](javascript:alert(1))": "\u200b", "<img src=x>": 1 };
+    const answer = sanitizeAnswer(body, JSON.stringify(body));
+    expect(Object.keys(answer.body)).toContain("\\<img src=x>");
+    expect(hiddenIn(answer.body.sanitized as string)).toEqual([]);
+    expect(answer.body.sanitized).toMatch(/ in \\\[a\.x, \]\(javascript/);
+  });
+
+  it("cuts a path in the note before sanitizing it: no half code span leaves a tag outside", () => {
+    const key = `\`<img src=https://evil.example/p.png>${"a".repeat(60)}\``;
+    const body = { [key]: "x\u200b" };
+    const note = sanitizeAnswer(body, JSON.stringify(body)).body.sanitized as string;
+    expect(note).toContain("…");
+    expect(hiddenIn(note)).toEqual([]);
   });
 
   it("cleans every string, leaves the rest shared, and says what and where", () => {

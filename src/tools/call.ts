@@ -22,42 +22,65 @@ import type { CallContext } from "./context.js";
 import type { EndpointDefinition } from "./definition.js";
 import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
 import { PREPARED_TOOLS } from "./register.js";
-import { sanitizeAnswer, sanitizeBody } from "./sanitize.js";
+import { AnswerTooDeepError, sanitizeAnswer, sanitizeBody } from "./sanitize.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";
 import { checkArguments } from "./validation.js";
 
 /** A tool name is quoted back at most this long. */
 const MAX_QUOTED_NAME = 100;
 
-/** The body as a text block and as structuredContent, scrubbed of the keys in use. */
-function structuredResult(
-  body: Record<string, unknown>,
-  text: string,
-  settings: UpstreamSettings,
-): CallToolResult {
-  const scrubbed = scrubKeys(body, text, settings);
-  return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
+/** Shaping and sanitizing again with a smaller budget: this many tries for an answer that grew past it. */
+const RESHAPES = 3;
+
+function structuredResult(body: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: body };
 }
 
 /**
- * The shaped answer with every string sanitized (sanitize.ts). Escapes and the note lengthen it: one
- * that no longer fits its budget is shaped again from the sanitized upstream body, with room for the note.
+ * An answer as it leaves: the keys in use scrubbed first, so that `[redacted]` is text the sanitizer
+ * judges like any other, then every string sanitized (sanitize.ts). Removing a hidden character can
+ * join the pieces of a key: such an answer is scrubbed and sanitized once more.
  */
-function sanitizedAnswer(
+function cleanAnswer(
   answer: { body: Record<string, unknown>; text: string },
+  settings: UpstreamSettings,
+): { body: Record<string, unknown>; text: string } {
+  const scrubbed = scrubKeys(answer.body, answer.text, settings);
+  if (settings.sanitize === "off") return scrubbed;
+  const clean = sanitizeAnswer(scrubbed.body, scrubbed.text);
+  const again = scrubKeys(clean.body, clean.text, settings);
+  if (again.text === clean.text) return clean;
+  const body = sanitizeBody(again.body);
+  return { body, text: JSON.stringify(body) };
+}
+
+/**
+ * The answer in its form and budget, cut to length first and sanitized after, so that no cut reopens
+ * what sanitizing closed. Escapes and the note lengthen it: one that no longer fits is shaped again
+ * with a budget smaller by what it went over.
+ */
+function finalAnswer(
   definition: EndpointDefinition,
-  upstreamBody: Record<string, unknown>,
+  body: Record<string, unknown>,
+  text: string | undefined,
   args: Record<string, unknown>,
   settings: AnswerSettings,
-): { body: Record<string, unknown>; text: string } {
-  const clean = sanitizeAnswer(answer.body, answer.text);
-  if (clean.note === undefined || fitsTokens(clean.text, settings.budget)) return clean;
-  const room = estimateTokens(JSON.stringify({ sanitized: clean.note }));
-  const budget = { ...settings, budget: settings.budget - room };
-  const again: Answer = shapeAnswer(definition, sanitizeBody(upstreamBody), undefined, args, budget);
-  if ("error" in again) return clean;
-  const body = { ...again.body, sanitized: clean.note };
-  return { body, text: JSON.stringify(body) };
+  upstream: UpstreamSettings,
+): Answer {
+  let budget = settings.budget;
+  let fallback: Answer | undefined;
+  for (let attempt = 0; attempt <= RESHAPES; attempt++) {
+    const shaped = shapeAnswer(definition, body, attempt === 0 ? text : undefined, args, {
+      ...settings,
+      budget,
+    });
+    if ("error" in shaped) return fallback ?? shaped;
+    const clean = cleanAnswer(shaped, upstream);
+    if (fitsTokens(clean.text, settings.budget)) return clean;
+    fallback = clean;
+    budget -= Math.max(estimateTokens(clean.text) - settings.budget, 0) + 8;
+  }
+  return fallback as Answer;
 }
 
 /**
@@ -115,14 +138,23 @@ export async function callTool(
     // MCP wants an object: any other JSON is wrapped once (and its own text no longer fits it).
     const body = isObject(value) ? value : Array.isArray(value) ? { items: value } : { value };
     const settings = answerSettings(upstreams.settings, response_format);
-    const answer = shapeAnswer(definition, body, body === value ? text : undefined, parsed.data, settings);
+    const answer = finalAnswer(
+      definition,
+      body,
+      body === value ? text : undefined,
+      parsed.data,
+      settings,
+      upstreams.settings,
+    );
     if ("error" in answer) return errorResult(answer.error);
-    const shown =
-      upstreams.settings.sanitize === "off"
-        ? answer
-        : sanitizedAnswer(answer, definition, body, parsed.data, settings);
-    return structuredResult(shown.body, shown.text, upstreams.settings);
+    return structuredResult(answer.body, answer.text);
   } catch (error) {
+    if (error instanceof AnswerTooDeepError) {
+      report("warning", "tool call failed", { tool: name, reason: "answer too deep" });
+      return errorResult(
+        `${name}: ${error.message}, so nothing of it is shown. Narrow the arguments, or ask the server's operator about the API's answer.`,
+      );
+    }
     if (context.signal?.aborted) {
       // The SDK sends no answer to a cancelled request; the log shows the upstream request was dropped.
       report("info", "tool call cancelled", { tool: name });

@@ -16,6 +16,9 @@ import type { EndpointDefinition } from "./definition.js";
 import { sanitizeMessage } from "./sanitize.js";
 
 const DETAIL_CHARS = 300;
+/** The 422 field list is quoted at most this long; a Retry-After value, this long. */
+const VALIDATION_CHARS = 600;
+const RETRY_AFTER_CHARS = 64;
 /** Connect-phase codes: the service was never reached (the others mean a connection was lost). */
 const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
@@ -28,9 +31,14 @@ export function toolErrorResult(
   error: unknown,
   settings: UpstreamSettings,
 ): CallToolResult {
-  const message = `${definition.name}: ${describeFailure(definition, error, settings)}`;
-  // The message may quote the API's own text (a detail, a body excerpt): sanitized like an answer.
-  return errorResult(redact(settings.sanitize === "off" ? message : sanitizeMessage(message), settings));
+  const message = redact(`${definition.name}: ${describeFailure(definition, error, settings)}`, settings);
+  if (settings.sanitize === "off") return errorResult(message);
+  // The message may quote the API's own text (a detail, a body excerpt): sanitized like an answer, after
+  // the keys are scrubbed (so `[redacted]` is judged too), and scrubbed again should removing a hidden
+  // character have joined the pieces of one.
+  const clean = sanitizeMessage(message);
+  const again = redact(clean, settings);
+  return errorResult(again === clean ? clean : sanitizeMessage(again));
 }
 
 /**
@@ -135,7 +143,7 @@ function describeHttpError(
 
 /** When to come back: the service's own word (Retry-After) as it gave it, else the wait we skipped. */
 function retryAdvice(error: UpstreamHttpError): string | undefined {
-  const text = error.retryAfter?.trim();
+  const text = error.retryAfter?.trim().slice(0, RETRY_AFTER_CHARS);
   if (text) return /^\d+$/.test(text) ? `Retry after ${Number(text)} s.` : `Retry after ${text}.`;
   return error.retryInMs === undefined ? undefined : `Retry in ${Math.ceil(error.retryInMs / 1000)} s.`;
 }
@@ -144,7 +152,7 @@ function retryAdvice(error: UpstreamHttpError): string | undefined {
 function validationText(definition: EndpointDefinition, body: unknown): string | undefined {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (!Array.isArray(detail) || detail.length === 0) return undefined;
-  return detail
+  const text = detail
     .map((entry: { loc?: unknown; msg?: unknown }) => {
       const loc = Array.isArray(entry?.loc) ? entry.loc : undefined;
       const field = loc?.[0] === "body" && typeof loc[1] === "string" ? loc[1] : undefined;
@@ -152,13 +160,20 @@ function validationText(definition: EndpointDefinition, body: unknown): string |
       return `${loc ? loc.join(".") : "(request)"}: ${String(entry?.msg ?? "invalid")}${hint ? ` (${hint})` : ""}`;
     })
     .join("; ");
+  return cutShort(text, VALIDATION_CHARS);
 }
 
 function detailText(body: unknown): string | undefined {
   if (body === undefined || body === null || body === "") return undefined;
   const detail = typeof body === "object" && "detail" in body ? (body as { detail: unknown }).detail : body;
-  const text = typeof detail === "string" ? detail : JSON.stringify(detail);
-  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
+  return cutShort(typeof detail === "string" ? detail : JSON.stringify(detail), DETAIL_CHARS);
+}
+
+/** `text` cut to `max` characters with an ellipsis (quoted text is cut before it is sanitized). */
+function cutShort(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  return `${text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max)}…`;
 }
 
 function withDetail(detail: string | undefined): string {

@@ -53,6 +53,15 @@ export function sanitizeText(text: string): { text: string } & TextChanges {
 /** Fields named in the note at most; the rest are counted. */
 const NOTE_FIELDS = 5;
 const NOTE_PATH_CHARS = 60;
+/** An answer nested deeper than this is refused rather than passed on partly unchecked. */
+export const MAX_ANSWER_DEPTH = 256;
+
+/** An answer too deeply nested to be checked: the call fails with a message saying so. */
+export class AnswerTooDeepError extends Error {
+  constructor() {
+    super(`the answer is nested more than ${MAX_ANSWER_DEPTH} levels deep, too deep to check its text`);
+  }
+}
 
 interface Walk extends TextChanges {
   fields: string[];
@@ -70,7 +79,7 @@ function sanitizeKey(key: string, path: string, walk: Walk): string {
   return result.text;
 }
 
-/** `value` with every string sanitized; the same object wherever nothing changed. */
+/** `value` with every string and key sanitized, at any depth; the same object wherever nothing changed. */
 function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number): unknown {
   if (typeof value === "string") {
     if (!SUSPECT.test(value)) return value;
@@ -81,7 +90,8 @@ function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number):
     walk.fields.push(path || "(answer)");
     return result.text;
   }
-  if (depth > 64 || value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_ANSWER_DEPTH) throw new AnswerTooDeepError();
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     value.forEach((item, index) => {
@@ -119,18 +129,29 @@ function amount({ removed, escaped }: TextChanges): string {
     .join(", ");
 }
 
-/** The one line an answer carries when sanitizing changed it: how much, and where. */
-function noteOf(walk: Walk): string {
-  const named = walk.fields
-    .slice(0, NOTE_FIELDS)
-    .map((field) => (field.length > NOTE_PATH_CHARS ? `${field.slice(0, NOTE_PATH_CHARS)}…` : field));
-  const more = walk.fields.length > NOTE_FIELDS ? ` and ${walk.fields.length - NOTE_FIELDS} more fields` : "";
-  return `${amount(walk)} in ${named.join(", ")}${more}`;
+/** `text` cut to `max` UTF-16 units with an ellipsis, never inside a surrogate pair. */
+function cutShort(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  return `${text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max)}…`;
 }
 
 /**
- * An answer (body and its JSON text) with every string sanitized. Unchanged, it is returned as is,
- * byte for byte; changed, the body gets `sanitized`, the line that says what and where (also `note`).
+ * The one line an answer carries when sanitizing changed it: how much, and where. The paths hold keys
+ * from the API: cut first, then the whole line sanitized, so that no cut or join of keys forms markup.
+ */
+function noteOf(walk: Walk): string {
+  const named = walk.fields.slice(0, NOTE_FIELDS).map((field) => cutShort(field, NOTE_PATH_CHARS));
+  const more = walk.fields.length > NOTE_FIELDS ? ` and ${walk.fields.length - NOTE_FIELDS} more fields` : "";
+  return sanitizeText(`${amount(walk)} in ${named.join(", ")}${more}`).text;
+}
+
+/**
+ * An answer (body and its JSON text) with every string sanitized. An answer with nothing suspect in
+ * its text is returned as is, byte for byte. Otherwise its text is the JSON of the body as checked,
+ * never the API's own bytes (which may hold what the parsed body does not, under a duplicate key);
+ * changed, the body gets `sanitized`, the line that says what and where (also `note`). Throws
+ * AnswerTooDeepError for an answer nested deeper than MAX_ANSWER_DEPTH.
  */
 export function sanitizeAnswer(
   body: Record<string, unknown>,
@@ -139,7 +160,7 @@ export function sanitizeAnswer(
   if (!SUSPECT_IN_JSON.test(text)) return { body, text };
   const walk: Walk = { removed: 0, escaped: 0, fields: [] };
   const clean = sanitizeValue(body, "", walk, 0);
-  if (clean === body || !isRecord(clean)) return { body, text };
+  if (clean === body || !isRecord(clean)) return { body, text: JSON.stringify(body) };
   const note = noteOf(walk);
   const noted = { ...clean, sanitized: note };
   return { body: noted, text: JSON.stringify(noted), note };
