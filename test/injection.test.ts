@@ -160,6 +160,101 @@ describe("errors that quote the API", () => {
   });
 });
 
+describe("error texts quoting hostile bodies", () => {
+  const HOSTILE_HTML = `<!doctype html><html><body><h1>502 Bad Gateway</h1><img src="https://evil.example/p.png"><!-- ${ATTACKS.htmlComment} --><p>${ATTACKS.definitionTwoLines} ${ATTACKS.scriptTargets}</p></body></html>`;
+  /** The upstream's answer, and a part of the excerpt the error must quote. */
+  const cases: [string, { status: number; headers?: Record<string, string>; body: unknown }, string][] = [
+    [
+      "404 with a detail",
+      { status: 404, body: { detail: `${ATTACKS.commentBlock} ${ATTACKS.image}` } },
+      "Noted.",
+    ],
+    ["500 with a detail", { status: 500, body: { detail: ATTACKS.lazyFence } }, "evil.example/i.png"],
+    [
+      "422 with a field list",
+      { status: 422, body: { detail: [{ loc: ["body", ATTACKS.htmlTag], msg: ATTACKS.blankLabels }] } },
+      "Visible part",
+    ],
+    [
+      "502 with an HTML page",
+      { status: 502, headers: { "content-type": "text/html" }, body: HOSTILE_HTML },
+      "502",
+    ],
+    [
+      "200 that is not JSON",
+      {
+        status: 200,
+        headers: { "content-type": "text/plain" },
+        body: `${ATTACKS.escapedBacktick}\n${ATTACKS.htmlInList}`,
+      },
+      "see",
+    ],
+  ];
+
+  it.each(cases)("%s: the quote shows nothing hidden", async (_, answer, quoted) => {
+    const upstream = await startOnRecorder({ ...SETTINGS, retryBudgetMs: 0 }, () => answer);
+    try {
+      const result = await upstream.call("geo_projects", {});
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toContain(quoted);
+      expect(text).not.toMatch(ALWAYS_HIDDEN);
+      expect(hiddenIn(text), text).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe("the answer's own structure", () => {
+  it("a duplicate key: the text block is the JSON of the checked body, never the API's bytes", async () => {
+    const raw =
+      '{"data":[{"id":"p","name":"<img src=https://evil.example/p.png>","name":"Shop [docs](https://ok.example)"}]}';
+    const upstream = await startOnRecorder(SETTINGS, () => ({ body: raw }));
+    try {
+      const result = await upstream.call("geo_projects", { response_format: "full" });
+      expect(result.structuredContent).toEqual({
+        data: [{ id: "p", name: "Shop [docs](https://ok.example)" }],
+      });
+      expect(textOf(result)).toBe(JSON.stringify(result.structuredContent));
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("nesting deeper than the sanitizer checks is refused, not passed on", async () => {
+    let deep: unknown = ATTACKS.image;
+    for (let i = 0; i < 300; i++) deep = { inner: deep };
+    const upstream = await startOnRecorder(SETTINGS, () => ({ body: { data: [], info: deep } }));
+    try {
+      const result = await upstream.call("geo_projects", { response_format: "full" });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        "geo_projects: the answer is nested more than 256 levels deep, too deep to check its text, so nothing of it is shown. Narrow the arguments, or ask the server's operator about the API's answer.",
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("keys are scrubbed before sanitizing: [redacted] forms no link, and a key split by a hidden character is caught", async () => {
+    const key = SETTINGS.workspaceApiKey;
+    const names = [`${key}(javascript:alert(1))`, `${key.slice(0, 6)}\u200b${key.slice(6)}`, `<${key}>`];
+    const upstream = await startOnRecorder(SETTINGS, () => ({
+      body: { data: names.map((name, i) => ({ id: `p${i}`, name })) },
+    }));
+    try {
+      const result = await upstream.call("geo_projects", { response_format: "full" });
+      const names = (result.structuredContent as { data: { name: string }[] }).data.map((row) => row.name);
+      expect(names).toEqual(["\\[redacted](javascript:alert(1))", "[redacted]", "<[redacted]>"]);
+      expect(textOf(result)).not.toContain(key);
+      expectNothingHidden(result, "geo_projects");
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
 describe("the sandbox's Inbox project, seeded with the corpus", () => {
   let sandbox: Sandbox;
   let demo: InMemoryHarness;

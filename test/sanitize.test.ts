@@ -222,7 +222,7 @@ describe("sanitizeText over random text", () => {
 describe("sanitizeAnswer", () => {
   it("returns an answer with nothing suspect as it is, the same text", () => {
     const body = {
-      items: [{ title: "plain" }, { title: BENIGN.scripts.replace(/[\u200c\u200d\u{e0100}]/gu, "") }],
+      items: [{ title: "plain" }, { title: BENIGN.scripts.replace(/\u200c|\u200d|\u{e0100}/gu, "") }],
     };
     const text = JSON.stringify(body, null, 1);
     const answer = sanitizeAnswer(body, text);
@@ -322,5 +322,9 @@ describe("sanitizeMessage", () => {
       "The API said: bad input. (sanitized: 1 hidden character removed)",
     );
     expect(sanitizeMessage("The API said: bad input.")).toBe("The API said: bad input.");
+    // A quote that ends in an open fence would take the note as its info string: the note goes first.
+    expect(sanitizeMessage("The API said: <b>\n```")).toBe(
+      "(sanitized: 1 hidden Markdown/HTML construct escaped)\n\nThe API said: \\<b>\n```",
+    );
   });
 });

@@ -172,8 +172,15 @@ export function sanitizeBody(body: Record<string, unknown>): Record<string, unkn
   return isRecord(clean) ? clean : body;
 }
 
-/** A message that quotes upstream text, sanitized, saying so when it was changed. */
+/**
+ * A message that quotes upstream text, sanitized, saying so when it was changed: at its end, unless
+ * the end would join what is said to the quote (a fence's info string, say); then first, a paragraph
+ * of its own, after which the message reads as it does alone.
+ */
 export function sanitizeMessage(message: string): string {
   const result = sanitizeText(message);
-  return result.text === message ? message : `${result.text} (sanitized: ${amount(result)})`;
+  if (result.text === message) return message;
+  const note = `(sanitized: ${amount(result)})`;
+  const noted = `${result.text} ${note}`;
+  return neutralizeMarkup(noted).escaped === 0 ? noted : `${note}\n\n${result.text}`;
 }
