@@ -24,13 +24,17 @@ const SAFE_SCHEME = /^(?:https?|mailto):/i;
 const TAG_START = /^[A-Za-z!?/]$/;
 /** ASCII punctuation: what the last resort escapes, every one of it. */
 const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/** Texts up to this long are remembered with their result (answers are asked for again and again), this many. */
+const MEMO_CHARS = 4096;
+const MEMO_ENTRIES = 2000;
+const memo = new Map<string, { text: string; escaped: number }>();
 /** Parse-and-escape rounds before the last resort: each round shows what the escapes of the one before revealed. */
 const MAX_PASSES = 4;
 
 // Building a parser combines its extensions (0.1 to 0.2 ms): one of each is kept, and what it learns
 // of a document (the definitions, and which lines are lazy continuations: ParseContext's `defined` and
 // `lazy`, and the GFM footnotes) is reset before each text, as a fresh parser would start.
-let parsers: ParseContext[] | undefined;
+let parsers: { commonmark: ParseContext; gfm: ParseContext } | undefined;
 
 function eventsOf(parser: ParseContext, text: string): Event[] {
   parser.defined = [];
@@ -159,11 +163,28 @@ function collectEdits(events: Event[], text: string, edits: Edit[]): void {
   }
 }
 
-/** Every edit either reading (CommonMark, GFM) of `text` asks for. */
+/** Tokens only GFM makes: where one occurs, the plain CommonMark reading may differ. */
+const GFM_TOKENS = new Set([
+  "table",
+  "strikethrough",
+  "literalAutolink",
+  "gfmFootnoteCall",
+  "gfmFootnoteDefinition",
+  "taskListCheck",
+]);
+
+/**
+ * Every edit either reading (GFM, CommonMark) of `text` asks for. Extensions only add constructs: a
+ * text in which GFM's reading found none of its own reads the same as plain CommonMark, and is parsed once.
+ */
 function findEdits(text: string): Edit[] {
-  parsers ??= [parse(), parse({ extensions: [gfm()] })];
+  parsers ??= { commonmark: parse(), gfm: parse({ extensions: [gfm()] }) };
   const edits: Edit[] = [];
-  for (const parser of parsers) collectEdits(eventsOf(parser, text), text, edits);
+  const events = eventsOf(parsers.gfm, text);
+  collectEdits(events, text, edits);
+  if (events.some(([kind, token]) => kind === "enter" && GFM_TOKENS.has(token.type))) {
+    collectEdits(eventsOf(parsers.commonmark, text), text, edits);
+  }
   return edits;
 }
 
@@ -191,6 +212,17 @@ function applyEdits(text: string, edits: Edit[]): { text: string; count: number 
  * to reveal one another round after round end in every ASCII punctuation character escaped.
  */
 export function neutralizeMarkup(text: string): { text: string; escaped: number } {
+  const known = text.length <= MEMO_CHARS ? memo.get(text) : undefined;
+  if (known) return known;
+  const result = neutralize(text);
+  if (text.length <= MEMO_CHARS) {
+    if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
+    memo.set(text, result);
+  }
+  return result;
+}
+
+function neutralize(text: string): { text: string; escaped: number } {
   let out = text;
   let escaped = 0;
   for (let pass = 0; pass < MAX_PASSES; pass++) {

@@ -21,7 +21,13 @@ const SUSPECT_CHARS = [
   // Lone surrogates.
   "[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]",
 ].join("|");
-const SUSPECT_MARKUP = "<[!?/A-Za-z]|\\]\\(|\\]\\[|\\]:|```|~~~|&(?:#|[A-Za-z][A-Za-z0-9]{1,31};)";
+/**
+ * Where a construct that can hide opens: a tag or autolink, a link, image or definition, a fence, a
+ * numeric character reference or a named one of a hidden character (`&amp;` and the like show as what
+ * they are; in a link label, where `&nbsp;` matters, the `](` is there too).
+ */
+const SUSPECT_MARKUP =
+  "<[!?/A-Za-z]|\\]\\(|\\]\\[|\\]:|```|~~~|&(?:#|(?:shy|lrm|rlm|zwj|zwnj|ZeroWidthSpace|NegativeVery(?:Thin|Medium|Thick)?Space|Negative(?:Thin|Medium|Thick)Space|NoBreak|ApplyFunction|af|InvisibleTimes|it|InvisibleComma|ic|nbsp|NonBreakingSpace);)";
 const SUSPECT = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}`);
 /** The same in JSON text, where a hidden character may also be written as an escape. */
 const SUSPECT_IN_JSON = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}|\\\\[ubfr]`);
