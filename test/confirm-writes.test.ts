@@ -255,11 +255,13 @@ describe("confirmation text", () => {
         `project_id: ${OTHER_PROJECT}`,
         "action: create",
         `task_id: ${TASK}`,
-        `body (${body.length} characters, between the lines):`,
-        "────",
-        "Line one<U+200B>\nline two <U+E0041><U+E0042> 👩‍💻 ❤️\nend",
-        "────",
-        "3 invisible character(s) are written out as <U+XXXX> above; they would be sent as they are.",
+        `body (${body.length} characters, 3 lines), line by line:`,
+        "```",
+        "1 │ Line one<U+200B>",
+        "2 │ line two <U+E0041><U+E0042> 👩‍💻 ❤️",
+        "3 │ end",
+        "```",
+        "3 invisible or blank character(s) are written out as <U+XXXX> above; they would be sent as they are.",
       ].join("\n"),
     ]);
     // The person saw the hidden characters; the text goes out exactly as the assistant gave it.
