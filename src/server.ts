@@ -10,10 +10,10 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "./clients/index.js";
-import type { SharedStore } from "./state/store.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { addPrompts } from "./prompts/index.js";
+import type { SharedStore } from "./state/store.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { confirmationSeal, processDefaults } from "./tools/confirm-state.js";

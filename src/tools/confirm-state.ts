@@ -104,10 +104,10 @@ const seals = new WeakMap<readonly Uint8Array[], WeakMap<SharedStore, Confirmati
 
 /** The seal for these keys and this store, made once: stateless HTTP builds a server per request. */
 export function confirmationSeal(keys: readonly Uint8Array[], store: SharedStore): ConfirmationSeal {
-  let byStore = seals.get(keys);
-  if (!byStore) seals.set(keys, (byStore = new WeakMap()));
-  let seal = byStore.get(store);
-  if (!seal) byStore.set(store, (seal = new ConfirmationSeal(keys, store)));
+  const byStore = seals.get(keys) ?? new WeakMap<SharedStore, ConfirmationSeal>();
+  seals.set(keys, byStore);
+  const seal = byStore.get(store) ?? new ConfirmationSeal(keys, store);
+  byStore.set(store, seal);
   return seal;
 }
 
