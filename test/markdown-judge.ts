@@ -4,9 +4,8 @@
 // beyond a language name, and characters that render as nothing or as a blank.
 import { type Node, Parser } from "commonmark";
 
-/** Characters a reader cannot see, or sees as a blank: none of them may reach a rendered text. */
-const UNSEEN =
-  /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2800\uFFFC]/u;
+/** Characters a reader cannot see, or sees as a blank (tab and line breaks aside): none may reach a rendered text. */
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u2800\uFFFC]/u;
 const LANGUAGE = /^[A-Za-z0-9_+#.-]{0,32}$/;
 
 /**

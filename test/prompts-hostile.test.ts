@@ -141,7 +141,7 @@ describe("on the sandbox, with its Inbox projects", () => {
       for (const { args } of calls) {
         expect((args.filters as { topics: unknown }).topics).toEqual({ items: [{ operator: "is", value }] });
       }
-      expect((calls[2]?.args.filters as { name: unknown }).name).toEqual({
+      expect((calls[2]!.args.filters as { name: unknown }).name).toEqual({
         items: [{ operator: "is", value }],
       });
     },
