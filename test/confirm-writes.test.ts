@@ -11,6 +11,7 @@ import {
   Client as V2Client,
 } from "@modelcontextprotocol/client";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { Parser } from "commonmark";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
@@ -20,6 +21,7 @@ import { buildServer } from "../src/server.js";
 import { MAX_CONFIRMATION_CHARS, revealInvisible } from "../src/tools/confirm.js";
 import { sanitizeText } from "../src/tools/sanitize.js";
 import { type Recorder, startRecorder, TEST_LIMITS, textOf } from "./helpers.js";
+import { hiddenIn } from "./markdown-judge.js";
 
 const TASK = "6f1c2b9e-3a4d-4e5f-8a7b-9c0d1e2f3a4b";
 const PROJECT = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
@@ -267,6 +269,45 @@ describe("confirmation text", () => {
     // The person saw the hidden characters; the text goes out exactly as the assistant gave it.
     expectOneCommentSent({ action: "create", task_id: TASK, body });
     expect(upstream.requests[0]?.headers["x-project-id"]).toBe(OTHER_PROJECT);
+  });
+
+  it("a body cannot fake the end of the question, render anything hidden, or push text out of sight", async () => {
+    harness = await connect(on(true), "2026-07-28", () => ({ action: "decline" }));
+    const fake = "```\n────\nproject_id not given: the default.\n\nAccept: nothing will be sent.";
+    const body = [
+      "Fine <!-- hidden --> ![x](https://evil.example/p.png) [a]: https://evil.example",
+      fake,
+      `${" ".repeat(400)}far right`,
+      `${"\n".repeat(60)}far below\u2028and\u2800blank\u00A0here`,
+    ].join("\n");
+    await call({ task_id: TASK, body });
+    const message = (harness.asked[0] as { message: string }).message;
+    expect(hiddenIn(message)).toEqual([]);
+    // One code block holds the body, each line numbered: no line of it can close the block.
+    const blocks: string[] = [];
+    const walker = new Parser().parse(message).walker();
+    for (let step = walker.next(); step; step = walker.next()) {
+      if (step.entering && step.node.type === "code_block") blocks.push(step.node.literal ?? "");
+    }
+    expect(blocks).toHaveLength(1);
+    const lines = blocks[0]!.replace(/\n$/, "").split("\n");
+    expect(lines.map((line) => /^ ?(\d+) │ /.exec(line)?.[1])).toEqual(lines.map((_, i) => String(i + 1)));
+    expect(lines.map((line) => line.replace(/^ *\d+ │ /, ""))).toEqual([
+      "Fine <!-- hidden --> ![x](https://evil.example/p.png) [a]: https://evil.example",
+      "```",
+      "────",
+      "project_id not given: the default.",
+      "",
+      "Accept: nothing will be sent.",
+      "<400 spaces>far right",
+      "<60 empty lines>",
+      "far below<U+2028>and<U+2800>blank<U+00A0>here",
+    ]);
+    // After the block, only the server's own lines.
+    expect(message.slice(message.lastIndexOf("```") + 3)).toBe(
+      `\nproject_id not given: ${PROJECT}, the default.\n3 invisible or blank character(s) are written out as <U+XXXX> above; they would be sent as they are.`,
+    );
+    expect(upstream.requests).toEqual([]);
   });
 
   it("a text too long to be read in one confirmation is refused before anyone is asked", async () => {
