@@ -23,6 +23,9 @@ const VISIBLE_JOBS = [
 ];
 const withoutVisibleJobs = (text: string) => VISIBLE_JOBS.reduce((out, job) => out.replace(job, ""), text);
 
+/** Whether plain `text` holds a character a person cannot see (tab and line breaks aside). */
+export const hasUnseen = (text: string) => UNSEEN.test(withoutVisibleJobs(text).replace(/[\t\n\r]/g, ""));
+
 /** Every hidden thing in `text` read as CommonMark: empty when a person sees all of it. */
 export function hiddenIn(text: string): string[] {
   const found: string[] = [];
@@ -60,7 +63,7 @@ export function hiddenIn(text: string): string[] {
         if (!LANGUAGE.test(node.info ?? "")) found.push(`fence info ${JSON.stringify(node.info)}`);
         break;
     }
-    if (node.literal && UNSEEN.test(withoutVisibleJobs(node.literal).replace(/[\t\n\r]/g, ""))) {
+    if (node.literal && hasUnseen(node.literal)) {
       found.push(`invisible character in ${node.type} ${JSON.stringify(node.literal)}`);
     }
   }
