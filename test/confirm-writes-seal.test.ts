@@ -269,6 +269,29 @@ describe("2025 clients that put an answer into tools/call themselves", () => {
   });
 });
 
+describe("a 2025 client over stdio that puts an answer into tools/call itself", () => {
+  it("with a forged state: not counted; the person is asked for real, says no, and nothing is posted", async () => {
+    const asked: string[] = [];
+    const client = new ModernClient(
+      { name: "confirm-seal-2025", version: "1.0.0" },
+      { supportedProtocolVersions: ["2025-11-25"], capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: "decline" };
+    });
+    await client.connect(inMemoryServer()());
+    closers.push(() => client.close());
+    const result = await client.request({
+      method: "tools/call",
+      params: { name: "tasks_comments", arguments: ARGS, inputResponses: ACCEPT, requestState: forgedState() },
+    });
+    expect(asked).toHaveLength(1);
+    expect(result).toMatchObject({ structuredContent: { sent: false, decision: "declined" } });
+    expect(posts()).toEqual([]);
+  });
+});
+
 describe("keys", () => {
   const first = randomBytes(32);
   const second = randomBytes(32);
