@@ -284,7 +284,12 @@ describe("a 2025 client over stdio that puts an answer into tools/call itself", 
     closers.push(() => client.close());
     const result = await client.request({
       method: "tools/call",
-      params: { name: "tasks_comments", arguments: ARGS, inputResponses: ACCEPT, requestState: forgedState() },
+      params: {
+        name: "tasks_comments",
+        arguments: ARGS,
+        inputResponses: ACCEPT,
+        requestState: forgedState(),
+      },
     });
     expect(asked).toHaveLength(1);
     expect(result).toMatchObject({ structuredContent: { sent: false, decision: "declined" } });
