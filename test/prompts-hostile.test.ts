@@ -148,6 +148,30 @@ describe("on the sandbox, with its Inbox projects", () => {
   );
 });
 
+describe("with --sanitize off", () => {
+  it("names pass as the API sends them: the judge then finds what they hide", async () => {
+    const sandbox = await startSandbox();
+    const mcp = await startInMemory(
+      { ...sandboxSettings(sandbox), sanitize: "off" },
+      { sandboxToday: sandbox.today },
+    );
+    try {
+      const competitors = await values(mcp, "competitor", "visibility_report", { project: "Inbox" });
+      expect(competitors).toContain(ATTACKS.bidi);
+      const text = promptText(
+        await mcp.client.getPrompt({
+          name: "visibility_report",
+          arguments: { project: "Inbox", period: "last-month", topic: ATTACKS.htmlTag },
+        }),
+      );
+      expect(hiddenIn(text)).not.toEqual([]);
+    } finally {
+      await mcp.close();
+      await sandbox.close();
+    }
+  });
+});
+
 describe("on an upstream whose every name is an attack", () => {
   let mcp: RecordedHarness;
   const ids = HOSTILE.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
