@@ -10,6 +10,7 @@ const E2E = [
   "test/key-scrub.test.ts",
   "test/resilience-cancel.test.ts",
   "test/confirm-writes-e2e.test.ts",
+  "test/confirm-writes-seal.test.ts",
   "test/selection.test.ts",
   "test/e2e.test.ts",
   "test/client-snippets-run.test.ts",

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
+import { randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
@@ -13,6 +14,7 @@ import {
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
+import { memoryStore } from "./state/store.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
@@ -68,7 +70,13 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
-  const options = { reportView: !config.tools.noReportView, sandboxToday: sandbox?.today };
+  const options: Omit<ServerOptions, "tools"> = {
+    reportView: !config.tools.noReportView,
+    sandboxToday: sandbox?.today,
+    // One process: a random key and memory. Replicas need a shared key and a shared store (docs/confirm-writes.md).
+    confirmKeys: [randomBytes(32)],
+    store: memoryStore(),
+  };
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;

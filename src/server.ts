@@ -13,8 +13,10 @@ import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { addPrompts } from "./prompts/index.js";
+import type { SharedStore } from "./state/store.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
+import { confirmationSeal, processDefaults } from "./tools/confirm-state.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 import { readViewResource, rendersViews, toolListWithView, viewResources } from "./views/report-view.js";
@@ -54,6 +56,14 @@ export interface ServerOptions {
    * say so, and prompts count periods back from it rather than from the clock.
    */
   sandboxToday?: string;
+  /**
+   * Keys that seal the state of write confirmations (--confirm-writes), each at least 32 bytes: the
+   * first seals, every one opens (rotation). Replicas behind one address need the same keys and `store`.
+   * Default: 32 random bytes per process.
+   */
+  confirmKeys?: readonly Uint8Array[];
+  /** State every replica must see the same (the single-use marks of confirmations). Default: one per process. */
+  store?: SharedStore;
 }
 
 type Notify = (notification: ServerNotification) => Promise<void>;
@@ -93,6 +103,10 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
   );
   const list = toolListFor(tools);
   const clientLog = new ClientLog();
+  const seal = confirmationSeal(
+    options.confirmKeys ?? processDefaults.keys,
+    options.store ?? processDefaults.store,
+  );
   server.setRequestHandler("tools/list", (_request, ctx) =>
     reportView && rendersViews(declaredCapabilities(server, ctx)) ? toolListWithView(list) : list,
   );
@@ -114,7 +128,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       signal: ctx.mcpReq.signal,
       onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
       confirm: upstreams.settings.confirmWrites
-        ? confirmChannel(declaredCapabilities(server, ctx), ctx)
+        ? confirmChannel(declaredCapabilities(server, ctx), ctx, seal)
         : undefined,
     }),
   );

@@ -52,13 +52,13 @@ async function exercisePrompts(client: PromptClient, sandbox: Sandbox): Promise<
       name: "task_triage",
       arguments: { project: "Growth Marketing" },
     });
-    expect(firstLine(triage)).toBe("Triage of the workspace project Growth Marketing.");
+    expect(firstLine(triage)).toBe('Triage of the workspace project "Growth Marketing".');
     const report = await client.getPrompt({
       name: "visibility_report",
       arguments: { project: sandbox.analyticsProjectId, period: "2025-12" },
     });
     expect(firstLine(report)).toBe(
-      "Visibility report for the analytics project Acme (https://www.acme.example): 2025-12-01 to 2025-12-31, against 2025-11-01 to 2025-11-30.",
+      'Visibility report for the analytics project "Acme" ("https://www.acme.example"): 2025-12-01 to 2025-12-31, against 2025-11-01 to 2025-11-30.',
     );
     expect(await completeProject(client, "visibility_report", "acme")).toEqual(["Acme", "Acme Labs"]);
     expect(await completeProject(client, "task_triage", "")).toEqual([

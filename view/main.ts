@@ -10,6 +10,7 @@ import {
 import { BarChart, Interpolation, LineChart } from "chartist";
 import { type Controls, controlsFor, dayOf } from "./controls.js";
 import { type ChartPlan, kindsOf, markCount, planChart, type Table, tableOf } from "./model.js";
+import { shownText } from "./shown.js";
 
 type Args = Record<string, unknown>;
 interface ToolResult {
@@ -279,7 +280,7 @@ async function callAgain(changes: Args): Promise<void> {
     const result = (await app.callServerTool({ name: state.tool.name, arguments: args })) as ToolResult;
     if (result.isError) {
       const text = result.content?.find((block) => block.type === "text")?.text ?? "the tool failed";
-      say(text.slice(0, 400), true);
+      say(shownText(text).slice(0, 400), true);
       return;
     }
     state.args = args;

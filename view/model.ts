@@ -1,6 +1,7 @@
 // What the report view draws, as data (no DOM): the answer's rows as a table, each column's kind, and
 // the chart those kinds call for. The chart is chosen from the kinds alone (date-like, numeric,
 // categorical), never from field names, so rows the spec does not describe chart as well.
+import { shownText } from "./shown.js";
 
 export interface Table {
   columns: string[];
@@ -40,10 +41,21 @@ function tableOfObjects(items: unknown[]): Table {
 }
 
 /**
- * The rows of an answer: a listing's `data` (concise `{columns, rows}` or full objects), the groups of
- * tasks_query counts, or a task page's items. Undefined when the answer holds no rows.
+ * The rows of an answer, their text as a reader of the answer sees it (shown.ts). Undefined when the
+ * answer holds no rows.
  */
 export function tableOf(body: unknown): Table | undefined {
+  const table = rowsOf(body);
+  if (!table) return undefined;
+  const shown = (value: unknown) => (typeof value === "string" ? shownText(value) : value);
+  return { columns: table.columns.map(shownText), rows: table.rows.map((row) => row.map(shown)) };
+}
+
+/**
+ * The rows of an answer: a listing's `data` (concise `{columns, rows}` or full objects), the groups of
+ * tasks_query counts, or a task page's items.
+ */
+function rowsOf(body: unknown): Table | undefined {
   if (!isObject(body)) return undefined;
   const { data, groups, items } = body;
   if (isObject(data) && Array.isArray(data.columns) && Array.isArray(data.rows)) {

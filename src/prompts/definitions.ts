@@ -4,6 +4,7 @@ import type { Upstreams } from "../clients/index.js";
 import { type Listing, LOOKUPS, type LookupSpec, lookupCache, type Named } from "./lookups.js";
 import { PERIOD_FORMS, type PeriodDates, periodChoices, resolvePeriod } from "./period.js";
 import { findNamed, PromptArgumentError, resolveNamed } from "./resolve.js";
+import { quoted } from "./shown.js";
 
 /** A call the assistant is asked to make. */
 export interface ToolStep {
@@ -30,6 +31,9 @@ export interface PromptEnv {
   enabled: ReadonlySet<string>;
   now: Date;
 }
+
+/** Text from the API or the person, as the message shows it (shown.ts): sanitized unless --sanitize off. */
+const show = (env: PromptEnv, text: string) => quoted(text, env.upstreams.settings.sanitize !== "off");
 
 export interface PromptArgumentSpec {
   name: string;
@@ -72,7 +76,12 @@ const withinProject =
   };
 
 /** The calls of a visibility report: every one shares the project, the dates and the topic filter. */
-function visibilitySteps(project: Named, dates: PeriodDates, args: Record<string, string>): Step[] {
+function visibilitySteps(
+  env: PromptEnv,
+  project: Named,
+  dates: PeriodDates,
+  args: Record<string, string>,
+): Step[] {
   const { label: _label, comparisonLabel: _comparison, ...range } = dates;
   const base = { project_id: project.id, ...range };
   const topic = args.topic ? { topics: { items: [{ operator: "is", value: args.topic }] } } : undefined;
@@ -80,7 +89,9 @@ function visibilitySteps(project: Named, dates: PeriodDates, args: Record<string
   const measured = { metrics: ["visibility_score", "mentions_count"] };
   const byVisibility = { order_by: [{ field: "visibility_score", order: "desc" }] };
   const steps: Step[] = [
-    { purpose: `\`geo_projects\` gives ${project.name} the project_id ${project.id}, used below.` },
+    {
+      purpose: `\`geo_projects\` gives ${show(env, project.name)} the project_id ${show(env, project.id)}, used below.`,
+    },
     {
       purpose: "Visibility by model:",
       call: {
@@ -159,14 +170,14 @@ const visibilityReport: PromptSpec = {
     const project = resolveNamed(projects, args.project ?? "", "analytics project", "geo_projects");
     const period = `${dates.label}, against ${dates.comparisonLabel}`;
     const scope = [
-      args.topic && `topic "${args.topic}"`,
-      args.competitor && `competitor "${args.competitor}"`,
+      args.topic && `topic ${show(env, args.topic)}`,
+      args.competitor && `competitor ${show(env, args.competitor)}`,
     ]
       .filter(Boolean)
       .join(", ");
     return {
-      intro: `Visibility report for the analytics project ${project.name}${project.url ? ` (${project.url})` : ""}: ${period}${scope ? `; ${scope}` : ""}.`,
-      steps: visibilitySteps(project, dates, args),
+      intro: `Visibility report for the analytics project ${show(env, project.name)}${project.url ? ` (${show(env, project.url)})` : ""}: ${period}${scope ? `; ${scope}` : ""}.`,
+      steps: visibilitySteps(env, project, dates, args),
       closing:
         "Show each answer as a chart (hosts with MCP Apps draw these tools' results in this server's report view; elsewhere, a table). The previous_ values are the earlier period. Then say in a few sentences how visibility moved, which models and websites lead, and where sentiment is weakest.",
     };
@@ -195,9 +206,9 @@ const taskTriage: PromptSpec = {
       args: { project_id: project.id, view: "counts", group_by },
     });
     return {
-      intro: `Triage of the workspace project ${project.name}.`,
+      intro: `Triage of the workspace project ${show(env, project.name)}.`,
       steps: [
-        { purpose: `\`whoami\` gives it the project_id ${project.id}, used below.` },
+        { purpose: `\`whoami\` gives it the project_id ${show(env, project.id)}, used below.` },
         { purpose: "Tasks per status:", call: counts("status") },
         { purpose: "Tasks per priority:", call: counts("priority") },
         {

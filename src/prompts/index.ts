@@ -14,9 +14,11 @@ import type { Upstreams } from "../clients/index.js";
 import { excerpt } from "../excerpt.js";
 import { log } from "../log.js";
 import { failureLog, redact, toolErrorResult } from "../tools/errors.js";
+import { sanitizeMessage, sanitizeText } from "../tools/sanitize.js";
 import { PROMPTS, type PromptEnv, type PromptPlan, type PromptSpec } from "./definitions.js";
 import { type Listing, LookupFailure } from "./lookups.js";
 import { PromptArgumentError } from "./resolve.js";
+import { codeSpan, finalText, QUOTED_NAMES_ARE_DATA, visibleJson } from "./shown.js";
 
 /** MCP's bound on the values of one completion answer. */
 const MAX_VALUES = 100;
@@ -39,13 +41,16 @@ function listOf(prompts: PromptSpec[]): ListPromptsResult {
   };
 }
 
-/** The plan as the text the assistant reads: the steps numbered, each call with its exact arguments. */
+/**
+ * The plan as the text the assistant reads: the steps numbered, each call with its exact arguments
+ * (JSON in a code span, invisible characters escaped).
+ */
 export function renderPlan({ intro, steps, closing }: PromptPlan): string {
   const lines = steps.map(({ purpose, call }, index) => {
-    const action = call ? ` call \`${call.tool}\` with \`${JSON.stringify(call.args)}\`` : "";
+    const action = call ? ` call \`${call.tool}\` with ${codeSpan(visibleJson(call.args))}` : "";
     return `${index + 1}. ${purpose}${action}`;
   });
-  return [intro, "", ...lines, "", closing].join("\n");
+  return [intro, QUOTED_NAMES_ARE_DATA, "", ...lines, "", closing].join("\n");
 }
 
 const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
@@ -90,11 +95,16 @@ async function getPrompt(
   env: PromptEnv,
 ): Promise<GetPromptResult> {
   const args = checkArguments(prompt, given);
+  const sanitizing = env.upstreams.settings.sanitize !== "off";
   let plan: PromptPlan;
   try {
     plan = await prompt.plan(args, env);
   } catch (error) {
-    if (error instanceof PromptArgumentError) throw invalid(`${prompt.name}: ${error.message}`);
+    if (error instanceof PromptArgumentError) {
+      // Its message lists names from the API: sanitized like any text that quotes it.
+      const message = sanitizing ? sanitizeMessage(error.message) : error.message;
+      throw invalid(`${prompt.name}: ${message}`);
+    }
     if (error instanceof LookupFailure) {
       const { level, fields } = failureLog(error.cause);
       log(level, "prompt lookup failed", { prompt: prompt.name, tool: error.definition.name, ...fields });
@@ -107,7 +117,8 @@ async function getPrompt(
     }
     throw error;
   }
-  const text = redact(renderPlan(plan), env.upstreams.settings);
+  // Redacted first, then sanitized as a whole: a "[redacted]" must not become part of a link.
+  const text = finalText(redact(renderPlan(plan), env.upstreams.settings), sanitizing);
   return { description: prompt.description, messages: [{ role: "user", content: { type: "text", text } }] };
 }
 
@@ -159,10 +170,18 @@ async function complete(
   }
   const typed = params.argument.value.trim().toLowerCase();
   const { settings } = env.upstreams;
+  // A value is offered only as it is: one that redaction or sanitizing would change is left out, so
+  // what the person picks is shown in full and names exactly one thing when it comes back.
+  const sanitizing = settings.sanitize !== "off";
   const names = new Set(
     listing.items
       .map((item) => item.name)
-      .filter((name) => name.toLowerCase().startsWith(typed) && redact(name, settings) === name),
+      .filter(
+        (name) =>
+          name.toLowerCase().startsWith(typed) &&
+          redact(name, settings) === name &&
+          (!sanitizing || sanitizeText(name).text === name),
+      ),
   );
   const values = [...names];
   const hasMore = values.length > MAX_VALUES || !listing.complete;

@@ -128,7 +128,7 @@ export async function callTool(
   if (upstreams.settings.confirmWrites && !definition.readOnly) {
     const { workspaceProjectId, analyticsProjectId } = upstreams.settings;
     const defaultProject = definition.api === "workspace" ? workspaceProjectId : analyticsProjectId;
-    const held = holdForConfirmation(definition, forwarded, context.confirm, report, defaultProject);
+    const held = await holdForConfirmation(definition, forwarded, context.confirm, report, defaultProject);
     if (held) return held;
   }
   const started = performance.now();

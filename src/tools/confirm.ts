@@ -3,7 +3,6 @@
 // elicitation. One path serves both eras: the handler returns an input-required result; on 2026-07-28
 // the client asks and calls again with the answer, on a 2025 connection the SDK sends the
 // elicitation/create request itself and calls the handler again with the answer.
-import { createHash } from "node:crypto";
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -13,6 +12,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
+import type { ConfirmationSeal, StateProblem } from "./confirm-state.js";
 import type { EndpointDefinition } from "./definition.js";
 import { replaceHidden } from "./sanitize.js";
 
@@ -24,6 +24,8 @@ export interface ConfirmChannel {
   responses?: Record<string, unknown>;
   /** The state the question was sent with, echoed back by the client. */
   state?: string;
+  /** Seals the states questions are sent with, and spends the ones answers bring back. */
+  seal: ConfirmationSeal;
 }
 
 /** The key of the one question in the input-required result. */
@@ -33,12 +35,17 @@ export const MAX_CONFIRMATION_CHARS = 8000;
 const SETTING = "MCP_CONFIRM_WRITES / --confirm-writes";
 
 /** `declared`: the capabilities the client declared for this request (server.ts). */
-export function confirmChannel(declared: ClientCapabilities | undefined, ctx: ServerContext): ConfirmChannel {
+export function confirmChannel(
+  declared: ClientCapabilities | undefined,
+  ctx: ServerContext,
+  seal: ConfirmationSeal,
+): ConfirmChannel {
   const state = ctx.mcpReq.requestState();
   return {
     declared,
     responses: ctx.mcpReq.inputResponses,
     state: typeof state === "string" ? state : undefined,
+    seal,
   };
 }
 
@@ -48,37 +55,69 @@ function canAskForm(declared: ClientCapabilities | undefined): boolean {
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
-/**
- * Ties an answer to the exact arguments it was given for: a call that comes back with other arguments
- * is asked again. Not a secret: a client able to forge it could as well answer "accept" itself.
- */
-function argumentsDigest(name: string, args: Record<string, unknown>): string {
-  return `confirm:${createHash("sha256")
-    .update(JSON.stringify([name, args]))
-    .digest("base64url")}`;
-}
+/** Characters shown blank or not at all that the sanitizer's hidden set leaves to the text: written out too. */
+const BLANK = /[\p{Zs}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\u2800\uFFFC\u{1D159}]/gu;
+const codePoint = (char: string) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
 
 /**
  * The text with every invisible character written out as <U+XXXX>, and how many there were: the
- * characters the sanitizer removes from answers (sanitize.ts), so a joiner inside an emoji or a word of
- * a joining script, tab and line breaks stay as they are.
+ * characters the sanitizer removes from answers (sanitize.ts), and every other blank, private-use or
+ * unassigned one but the plain space; a joiner inside an emoji or a word of a joining script, tab and
+ * line breaks stay as they are.
  */
 export function revealInvisible(text: string): { shown: string; hidden: number } {
-  const { text: shown, count } = replaceHidden(
-    text,
-    (char) => `<U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`,
-  );
-  return { shown, hidden: count };
+  const { text: revealed, count } = replaceHidden(text, codePoint);
+  let blanks = 0;
+  const shown = revealed.replace(BLANK, (char) => {
+    if (char === " ") return char;
+    blanks += 1;
+    return codePoint(char);
+  });
+  return { shown, hidden: count + blanks };
 }
 
-/** One argument as the person reads it: short single-line text inline, other text as a block. */
+/** Runs of spaces, and of empty lines, long enough to push text out of sight: written out as their length. */
+const LONG_SPACE = / {9,}/g;
+const EMPTY_LINES = /\n(?:[ \t]*\n){3,}/g;
+
+function revealLayout(text: string): string {
+  return text
+    .replace(LONG_SPACE, (run) => `<${run.length} spaces>`)
+    .replace(EMPTY_LINES, (run) => `\n<${run.split("\n").length - 2} empty lines>\n`);
+}
+
+/** Characters that open or close Markdown or HTML inline: a value holding one is shown as a numbered block. */
+const MARKDOWN_ACTIVE = /[\\`*_~[\]<>&|]/;
+
+/**
+ * A text as numbered lines inside a code fence: no line of it can close the fence (each starts with
+ * its number), so a Markdown view shows it as typed, and a plain view cannot take a line of it for the
+ * end of the question.
+ */
+function numberedBlock(text: string): string {
+  const lines = text.split("\n");
+  const width = String(lines.length).length;
+  const numbered = lines.map((line, index) => `${String(index + 1).padStart(width)} │ ${line}`);
+  return ["```", ...numbered, "```"].join("\n");
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** One argument as the person reads it: a short plain value inline, anything else as a numbered block. */
 function describeArgument(key: string, value: unknown): { lines: string; hidden: number } {
-  if (typeof value !== "string") return { lines: `${key}: ${JSON.stringify(value)}`, hidden: 0 };
-  const { shown, hidden } = revealInvisible(value);
-  if (shown.length <= 80 && !shown.includes("\n") && shown.trim() === shown && shown !== "") {
-    return { lines: `${key}: ${shown}`, hidden };
-  }
-  return { lines: `${key} (${value.length} characters, between the lines):\n────\n${shown}\n────`, hidden };
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const { shown: revealed, hidden } = revealInvisible(text);
+  const shown = revealLayout(revealed);
+  const plain =
+    shown.length <= 80 &&
+    !shown.includes("\n") &&
+    shown.trim() === shown &&
+    shown !== "" &&
+    !MARKDOWN_ACTIVE.test(shown);
+  if (plain) return { lines: `${key}: ${shown}`, hidden };
+  const size = `${count(text.length, "character")}, ${count(text.split("\n").length, "line")}`;
+  const what = typeof value === "string" ? size : `JSON, ${size}`;
+  return { lines: `${key} (${what}), line by line:\n${numberedBlock(shown)}`, hidden };
 }
 
 /** The question the person is shown: what the call does, and every argument it would send. */
@@ -103,7 +142,7 @@ export function confirmationText(
     ...defaults,
     ...(hidden > 0
       ? [
-          `${hidden} invisible character(s) are written out as <U+XXXX> above; they would be sent as they are.`,
+          `${hidden} invisible or blank character(s) are written out as <U+XXXX> above; they would be sent as they are.`,
         ]
       : []),
   ].join("\n");
@@ -124,37 +163,90 @@ function declined(name: string, decision: "declined" | "cancelled"): CallToolRes
   return { content: [{ type: "text", text }], structuredContent: { sent: false, decision } };
 }
 
+/** Why an answer was not counted, for the log (the question is then asked again). */
+const NOT_COUNTED: Record<Exclude<StateProblem, "used">, string> = {
+  forged: "its state was not sealed by this server, or was altered",
+  expired: "its question had expired",
+  "other call": "it was given for other arguments",
+};
+
+/** The refusal when the client cannot carry a question to its person. */
+function cannotAsk(name: string, channel: ConfirmChannel | undefined): CallToolResult {
+  const why =
+    channel?.declared === undefined
+      ? "this connection cannot carry a question to the person (a 2025 client over HTTP without a session, as with --stateless)"
+      : "this client did not declare the elicitation capability (form mode)";
+  return notSent(
+    name,
+    `not sent. This server asks the person to confirm every call that creates data (${SETTING}), and ${why}. Tell the person; they can post it themselves, use a client that supports elicitation, or have the operator turn the setting off.`,
+  );
+}
+
+/**
+ * The person's answer, when the call brings one with a state this server sealed for exactly this
+ * call, in time and never used: undefined to send, or the result to answer with. "ask" when there is
+ * no answer that counts.
+ */
+async function answered(
+  definition: EndpointDefinition,
+  args: Record<string, unknown>,
+  channel: ConfirmChannel,
+  report: Report,
+  defaultProject: string | undefined,
+): Promise<CallToolResult | "ask" | undefined> {
+  const { name } = definition;
+  const answer = inputResponse(channel.responses, QUESTION);
+  if (answer.kind !== "elicit") return "ask";
+  let problem: StateProblem | undefined;
+  try {
+    problem = await channel.seal.spend(channel.state, name, args, defaultProject);
+  } catch (error) {
+    report("error", "tool call refused", {
+      tool: name,
+      reason: "confirmation store failed",
+      error: (error as Error).name,
+    });
+    return notSent(
+      name,
+      "not sent: the server could not record the person's answer. Call again in a moment; the person will be asked again.",
+    );
+  }
+  if (problem === "used") {
+    report("warning", "tool call refused", { tool: name, reason: "confirmation answer used before" });
+    return notSent(
+      name,
+      "not sent again: this answer was given once already, and an answer counts for one call. If the person wants another, call again without it; they will be asked.",
+    );
+  }
+  if (problem !== undefined) {
+    report("warning", "write answer not counted", { tool: name, reason: NOT_COUNTED[problem] });
+    return "ask";
+  }
+  report("info", "write answered", { tool: name, action: answer.action });
+  if (answer.action === "accept") return undefined;
+  return declined(name, answer.action === "decline" ? "declined" : "cancelled");
+}
+
 /**
  * Holds a write until its person confirms it. Undefined: confirmed, send it as given. Otherwise the
- * result to answer with: the question (input required), the person's no, or a refusal when the
- * client cannot ask or the question would be too long to read.
+ * result to answer with: the question (input required), the person's no, or a refusal when the client
+ * cannot ask, the answer was used before, or the question would be too long to read.
  */
-export function holdForConfirmation(
+export async function holdForConfirmation(
   definition: EndpointDefinition,
   args: Record<string, unknown>,
   channel: ConfirmChannel | undefined,
   report: Report,
   defaultProject?: string,
-): CallToolResult | InputRequiredResult | undefined {
+): Promise<CallToolResult | InputRequiredResult | undefined> {
   const { name } = definition;
-  const digest = argumentsDigest(name, args);
-  const answer = inputResponse(channel?.responses, QUESTION);
-  if (answer.kind === "elicit" && channel?.state === digest) {
-    report("info", "write answered", { tool: name, action: answer.action });
-    if (answer.action === "accept") return undefined;
-    return declined(name, answer.action === "decline" ? "declined" : "cancelled");
-  }
-  if (!canAskForm(channel?.declared)) {
+  // Whether the client can ask comes first: an answer from a client that cannot is never read.
+  if (!channel || !canAskForm(channel.declared)) {
     report("warning", "tool call refused", { tool: name, reason: "client cannot confirm" });
-    const why =
-      channel?.declared === undefined
-        ? "this connection cannot carry a question to the person (a 2025 client over HTTP without a session, as with --stateless)"
-        : "this client did not declare the elicitation capability (form mode)";
-    return notSent(
-      name,
-      `not sent. This server asks the person to confirm every call that creates data (${SETTING}), and ${why}. Tell the person; they can post it themselves, use a client that supports elicitation, or have the operator turn the setting off.`,
-    );
+    return cannotAsk(name, channel);
   }
+  const outcome = await answered(definition, args, channel, report, defaultProject);
+  if (outcome !== "ask") return outcome;
   const message = confirmationText(definition, args, defaultProject);
   if (message.length > MAX_CONFIRMATION_CHARS) {
     report("warning", "tool call refused", { tool: name, reason: "confirmation too long" });
@@ -168,6 +260,6 @@ export function holdForConfirmation(
     inputRequests: {
       [QUESTION]: inputRequired.elicit({ message, requestedSchema: { type: "object", properties: {} } }),
     },
-    requestState: digest,
+    requestState: await channel.seal.seal(name, args, defaultProject),
   });
 }

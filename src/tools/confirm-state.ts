@@ -1,0 +1,118 @@
+// The state a write confirmation travels with (requestState): sealed with a keyed MAC (the SDK's
+// HMAC-SHA256 requestState codec) under the server's keys, bound to the tool, the arguments in
+// canonical form and the default project, valid for a few minutes, and good for one answer only (its
+// nonce is marked used in the shared store). A client can read it but not forge, alter or reuse it.
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
+import { memoryStore, type SharedStore } from "../state/store.js";
+
+/** How long a question stays answerable: long enough to read 8000 characters, short enough to go stale. */
+export const CONFIRMATION_TTL_SECONDS = 600;
+
+/** What a sealed state says: which call it is for, and its one-use nonce. */
+interface ConfirmationPayload {
+  tool: string;
+  /** SHA-256 of the canonical JSON of [tool, arguments, default project]. */
+  call: string;
+  nonce: string;
+}
+
+/** Why an echoed state does not count: not ours (or altered), past its time, for another call, used. */
+export type StateProblem = "forged" | "expired" | "other call" | "used";
+
+/** JSON with every object's keys in code-point order, so equal arguments give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function callDigest(tool: string, args: Record<string, unknown>, defaultProject: string | undefined): string {
+  return createHash("sha256")
+    .update(canonicalJson([tool, args, defaultProject ?? null]))
+    .digest("base64url");
+}
+
+/** Seals and opens confirmation states; one per set of keys and store, shared by every server of a process. */
+export class ConfirmationSeal {
+  private readonly codecs: RequestStateCodec<ConfirmationPayload>[];
+
+  /**
+   * `keys`: the first signs, every one verifies (rotation: put the new key first, keep the old one
+   * until its states have expired). Each at least 32 bytes.
+   */
+  constructor(
+    keys: readonly Uint8Array[],
+    private readonly store: SharedStore,
+  ) {
+    if (keys.length === 0) throw new RangeError("confirmation keys: at least one is needed");
+    this.codecs = keys.map((key) =>
+      createRequestStateCodec<ConfirmationPayload>({ key, ttlSeconds: CONFIRMATION_TTL_SECONDS }),
+    );
+  }
+
+  /** A state for the question about this call. */
+  seal(tool: string, args: Record<string, unknown>, defaultProject: string | undefined): Promise<string> {
+    const payload = { tool, call: callDigest(tool, args, defaultProject), nonce: randomUUID() };
+    return (this.codecs[0] as RequestStateCodec<ConfirmationPayload>).mint(payload);
+  }
+
+  /**
+   * Undefined when `state` is a state this server sealed for exactly this call, in time, never used
+   * before; it is then used up. Otherwise why not.
+   */
+  async spend(
+    state: string | undefined,
+    tool: string,
+    args: Record<string, unknown>,
+    defaultProject: string | undefined,
+  ): Promise<StateProblem | undefined> {
+    if (state === undefined || state.length > 4096) return "forged";
+    const payload = await this.open(state);
+    if (typeof payload === "string") return payload;
+    if (payload.tool !== tool || payload.call !== callDigest(tool, args, defaultProject)) return "other call";
+    if (typeof payload.nonce !== "string") return "forged";
+    const first = await this.store.setIfAbsent(
+      `confirm-write:${payload.nonce}`,
+      "used",
+      (CONFIRMATION_TTL_SECONDS + 60) * 1000,
+    );
+    return first ? undefined : "used";
+  }
+
+  /** The payload under the first key whose MAC matches; "forged" when none does. */
+  private async open(state: string): Promise<ConfirmationPayload | "forged" | "expired"> {
+    for (const codec of this.codecs) {
+      try {
+        // No binding callback is configured, so verify never reads its context.
+        const payload = await codec.verify(state, undefined as never);
+        return payload !== null && typeof payload === "object" ? payload : "forged";
+      } catch (error) {
+        if ((error as Error).message === "expired") return "expired";
+      }
+    }
+    return "forged";
+  }
+}
+
+const seals = new WeakMap<readonly Uint8Array[], WeakMap<SharedStore, ConfirmationSeal>>();
+
+/** The seal for these keys and this store, made once: stateless HTTP builds a server per request. */
+export function confirmationSeal(keys: readonly Uint8Array[], store: SharedStore): ConfirmationSeal {
+  const byStore = seals.get(keys) ?? new WeakMap<SharedStore, ConfirmationSeal>();
+  seals.set(keys, byStore);
+  const seal = byStore.get(store) ?? new ConfirmationSeal(keys, store);
+  byStore.set(store, seal);
+  return seal;
+}
+
+/** One process's defaults: a random key and an in-memory store, good while one process serves every round. */
+export const processDefaults: { keys: readonly Uint8Array[]; store: SharedStore } = {
+  keys: [randomBytes(32)],
+  store: memoryStore(),
+};
