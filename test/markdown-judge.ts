@@ -21,7 +21,6 @@ function judgedSafe(destination: string): boolean {
   );
 }
 
-
 /**
  * Invisible characters doing a visible job, as Unicode uses them: a presentation selector after an
  * emoji, a joiner inside an emoji sequence or between letters of a script that joins them, an
@@ -63,7 +62,8 @@ export function hiddenIn(text: string): string[] {
         const label = textOf(node);
         const target = node.destination ?? "";
         if (!judgedSafe(target)) found.push(`link to ${JSON.stringify(target)}`);
-        if (label.replace(/[\s\u00A0*_~`]/gu, "") === "" || ALWAYS_HIDDEN.test(label)) found.push(`blank link label to ${node.destination}`);
+        if (label.replace(/[\s\u00A0*_~`]/gu, "") === "" || ALWAYS_HIDDEN.test(label))
+          found.push(`blank link label to ${node.destination}`);
         if (node.title) found.push(`link title ${JSON.stringify(node.title)}`);
         break;
       }

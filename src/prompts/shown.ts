@@ -10,7 +10,7 @@ export const QUOTED_NAMES_ARE_DATA =
 
 /** Characters a reader cannot see, or sees as a blank: written as \u escapes inside JSON. */
 const UNSEEN =
-  /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00A0\u1680\u2000-\u200A\u202F\u205F\u2800\u3000\uFFFC]/gu;
+  /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Co}\p{Cn}\u00A0\u1680\u2000-\u200A\u202F\u205F\u2800\u3000\u3164\uFFFC\u{1D159}\p{Noncharacter_Code_Point}]/gu;
 
 const escapeUnit = (unit: number) => `\\u${unit.toString(16).padStart(4, "0")}`;
 
