@@ -1,10 +1,10 @@
 // The server as one minified ES module that reads nothing beside it at run time: no chunks, package.json's
 // name and version written in, the report view's HTML inline, zod's messages in English only. The Claude
-// Desktop bundle (bundle-mcpb.mjs) and the container image (Containerfile) ship this file. Needs dist/
-// (npm run build), for the view's HTML. Run alone: node scripts/bundle-one-file.mjs <outfile>.
-import { readFileSync } from "node:fs";
+// Desktop bundle (bundle-mcpb.mjs) and the container image (Containerfile) ship this file. Takes the view
+// npm run build wrote, else builds it. Run alone: node scripts/bundle-one-file.mjs <outfile>.
+import { existsSync, readFileSync } from "node:fs";
 import { build } from "esbuild";
-import { VIEW_FILE } from "./build-view.mjs";
+import { buildView, VIEW_FILE } from "./build-view.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -29,6 +29,7 @@ const inlinePackageFacts = (pkg) => ({
 /** Writes the server, src/cli.ts and all it imports, to `outfile` as one file. */
 export async function bundleOneFile(/** @type {string} */ outfile) {
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8"));
+  const viewHtml = existsSync(VIEW_FILE) ? readFileSync(VIEW_FILE, "utf8") : await buildView();
   await build({
     entryPoints: ["src/cli.ts"],
     absWorkingDir: ROOT,
@@ -42,7 +43,7 @@ export async function bundleOneFile(/** @type {string} */ outfile) {
     target: "node20",
     plugins: [inlinePackageFacts(pkg), zodEnglishOnly],
     // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
-    define: { __REPORT_VIEW_HTML__: JSON.stringify(readFileSync(VIEW_FILE, "utf8")) },
+    define: { __REPORT_VIEW_HTML__: JSON.stringify(viewHtml) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
