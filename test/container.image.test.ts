@@ -186,6 +186,8 @@ beforeAll(async () => {
     ],
     1_200_000,
   );
+  // The image this tag named before, if any: vfs would keep its whole root filesystem.
+  await podman(["image", "prune", "--force"]);
   sandbox = await startSandbox();
 }, 1_500_000);
 
