@@ -1,7 +1,8 @@
 // Two tiers, each runnable alone (`vitest run --project unit`, or `e2e`); `npm test` runs both.
 // unit: the server in the test process, its client in memory; upstreams on loopback. No build needed.
 // e2e: transports and packaging over real sockets: the HTTP transport in process, the built CLI spawned.
-// The scale-out test runs apart (vitest.scale.config.ts), as does the conformance script.
+// The scale-out and container image tests run apart (vitest.scale.config.ts, vitest.image.config.ts), as
+// does the conformance script.
 import { defineConfig } from "vitest/config";
 
 const E2E = [
@@ -22,8 +23,10 @@ const E2E = [
   "test/bench-driver.test.ts",
   "test/mcpb.test.ts",
   "test/report-view-eras.test.ts",
+  "test/deploy.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
+const IMAGE = "test/**/*.image.test.ts";
 
 export default defineConfig({
   test: {
@@ -42,7 +45,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: [SCALE, ...E2E],
+          exclude: [SCALE, IMAGE, ...E2E],
         },
       },
       { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE] } },

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { SETTINGS, USAGE } from "../src/config.js";
+import { SHAPING_HEADERS } from "../src/transports/http/user-servers.js";
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
 const pkg = read("package.json");
@@ -11,7 +12,10 @@ describe("package.json and server.json", () => {
   it("name the same server, package and version", () => {
     expect(server.name).toBe(pkg.mcpName);
     expect(server.version).toBe(pkg.version);
-    expect(server.packages).toHaveLength(1);
+    expect(server.packages.map(({ registryType }: { registryType: string }) => registryType)).toEqual([
+      "npm",
+      "oci",
+    ]);
     expect(server.packages[0]).toMatchObject({
       registryType: "npm",
       identifier: pkg.name,
@@ -54,6 +58,84 @@ describe("package.json and server.json", () => {
         expect(variable.default, setting.env).toBe(String(setting.default));
       }
       if (setting.kind.name === "choice") expect(variable.choices, setting.env).toEqual(setting.kind.words);
+    }
+  });
+
+  it("name the container image as an OCI package serving streamable HTTP, with the settings a container needs", () => {
+    const oci = server.packages[1];
+    // Since the 2025-10-11 schema an OCI package carries its version in the image reference, not beside it.
+    expect(oci.identifier).toBe(`ghcr.io/agent-workspace/agent-workspace-mcp:${pkg.version}`);
+    expect(oci.version).toBeUndefined();
+    const port = /MCP_PORT=(\d+)/.exec(
+      readFileSync(new URL("../Containerfile", import.meta.url), "utf8"),
+    )?.[1];
+    expect(oci.transport).toEqual({ type: "streamable-http", url: `http://localhost:${port}/mcp` });
+    const variables: { name: string; isSecret?: boolean; isRequired?: boolean }[] = oci.environmentVariables;
+    const settings = variables.map(({ name }) => SETTINGS.find(({ env }) => env === name));
+    expect(settings.every(Boolean), JSON.stringify(variables.map(({ name }) => name))).toBe(true);
+    expect(variables.filter(({ isSecret }) => isSecret).map(({ name }) => name)).toEqual(
+      settings.filter((setting) => setting?.secret).map((setting) => setting?.env),
+    );
+    // What the bind guard asks of a server listening beyond loopback, and what /readyz waits for.
+    expect(variables.filter(({ isRequired }) => isRequired).map(({ name }) => name)).toEqual([
+      "WORKSPACE_BASE_URL",
+      "ANALYTICS_BASE_URL",
+      "MCP_ALLOWED_HOSTS",
+      "MCP_AUTH_TOKEN",
+    ]);
+  });
+
+  it("describe the hosted server as a remote: a URL template, the bearer token, the per-user headers", () => {
+    expect(server.remotes).toHaveLength(1);
+    const [remote] = server.remotes;
+    expect(remote.type).toBe("streamable-http");
+    const placeholders = [...remote.url.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+    expect(placeholders).toEqual(Object.keys(remote.variables));
+    const headers: {
+      name: string;
+      isSecret?: boolean;
+      value?: string;
+      variables?: Record<string, object>;
+    }[] = remote.headers;
+    const [authorization, ...others] = headers;
+    expect(authorization).toMatchObject({ name: "Authorization", value: "Bearer {token}", isSecret: true });
+    expect(authorization?.variables?.token).toMatchObject({ isSecret: true, isRequired: true });
+    for (const header of others) expect(SHAPING_HEADERS, header.name).toContain(header.name.toLowerCase());
+    expect(headers.find(({ name }) => name === "X-API-KEY")?.isSecret).toBe(true);
+  });
+
+  it("keep to the fields of the registry schema it names", () => {
+    expect(server.$schema).toBe(
+      "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+    );
+    const PACKAGE_FIELDS = [
+      "registryType",
+      "registryBaseUrl",
+      "identifier",
+      "version",
+      "fileSha256",
+      "runtimeHint",
+      "transport",
+      "runtimeArguments",
+      "packageArguments",
+      "environmentVariables",
+    ];
+    const INPUT_FIELDS = ["name", "description", "isRequired", "format", "value", "isSecret", "default"];
+    const inputFields = [...INPUT_FIELDS, "placeholder", "choices", "variables"];
+    const inputs: Record<string, unknown>[] = [];
+    for (const entry of server.packages) {
+      expect(PACKAGE_FIELDS).toEqual(expect.arrayContaining(Object.keys(entry)));
+      expect(["npm", "pypi", "oci", "nuget", "mcpb"]).toContain(entry.registryType);
+      expect(entry.version).not.toBe("latest");
+      expect(["stdio", "streamable-http", "sse"]).toContain(entry.transport.type);
+      inputs.push(...entry.environmentVariables);
+    }
+    for (const remote of server.remotes)
+      inputs.push(...remote.headers, ...(Object.values(remote.variables ?? {}) as Record<string, unknown>[]));
+    for (const input of inputs) {
+      expect(inputFields).toEqual(expect.arrayContaining(Object.keys(input)));
+      if (input.format !== undefined)
+        expect(["string", "number", "boolean", "filepath"]).toContain(input.format);
     }
   });
 });

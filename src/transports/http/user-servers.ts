@@ -30,7 +30,7 @@ export interface RequestServer {
 export type ServerForRequest = (headers: IncomingHttpHeaders) => RequestServer;
 
 /** Every header that shapes a request's server (userOverrides and sessionTools read only these). */
-const SHAPING_HEADERS = [
+export const SHAPING_HEADERS = [
   "x-api-key",
   "x-project-id",
   "x-workspace-id",
