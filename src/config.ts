@@ -39,6 +39,8 @@ export interface UpstreamSettings {
    * the form of the Claude Desktop extension (src/settings-names.ts).
    */
   settingsFrom?: "environment" | "mcpb";
+  /** The settings given by flag rather than by variable: messages name those by their flag. */
+  givenByFlag?: readonly ConfigKey[];
 }
 
 export interface HttpSettings {
@@ -221,7 +223,7 @@ export type ConfigKey =
   | "demo"
   | "logLevel"
   | `http.${keyof HttpSettings}`
-  | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource">}`
+  | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource" | "givenByFlag">}`
   | `tools.${keyof ToolSelection}`;
 
 type ValueAt<K extends ConfigKey> = K extends `${infer G extends "http" | "upstream" | "tools"}.${infer F}`
@@ -668,6 +670,9 @@ function readConfig(flags: FlagValues, env: Env): Config {
     else assign(built, setting.key, value);
   }
   for (const [key, value] of derived) assign(built, key, value.value(config));
+  config.upstream.givenByFlag = [...sources]
+    .filter(([, source]) => source.startsWith("--"))
+    .map(([key]) => key);
   // node requires it of its server; the message names where each value came from (a default: its flag).
   const named = (key: ConfigKey) => sources.get(key) ?? `--${TABLE[key].flag}`;
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
