@@ -643,6 +643,14 @@ function readSetting(setting: Setting, flags: FlagValues, env: Env): { value: un
     text = setting.secret ? readSecretFile(setting, source, given) : given.trim();
   else text = env[setting.env]?.trim() || undefined;
   if (text === undefined) return { value: setting.default };
+  // An example's "<your API key>" left as it was: said as such, and a secret's text never quoted.
+  if (/^<[^<>]*>$/.test(text)) {
+    const quoted = setting.secret ? "" : ` "${text}"`;
+    throw new ConfigError(
+      `${source} still holds the example's placeholder${quoted}: put the real value there`,
+      [setting.key],
+    );
+  }
   const value = setting.kind.parse(text);
   if (value === undefined) {
     throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`, [setting.key]);
