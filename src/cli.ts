@@ -68,7 +68,7 @@ async function startHttp(
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
   if (config.demo) {
     process.stderr.write(
-      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (on Node 20: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
+      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (before Node 22.19: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
     );
   }
   return http;
