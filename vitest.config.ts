@@ -19,6 +19,7 @@ const E2E = [
   "test/prompts-eras.test.ts",
   "test/protocol.test.ts",
   "test/startup.test.ts",
+  "test/settings-problems.test.ts",
   "test/shutdown-drain.test.ts",
   "test/bench-driver.test.ts",
   "test/mcpb.test.ts",

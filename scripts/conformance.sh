@@ -175,6 +175,33 @@ then :; else
   failed+=(inspector-cli)
 fi
 
+# --- 3. The Inspector's HTTP form exactly as docs/clients.md writes it (its inspector-http block, headers
+# and all; only the URL is the sandbox's), with the Inspector the docs name before Node 22.19: the pinned
+# 1.0.3, on Node 20.18.0 (scripts/node-versions) and on Node 22.23.3. An unversioned npx on Node 20
+# resolves 0.15.0, whose CLI takes no --header: the docs say so.
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) platform=linux-x64 ;;
+  Linux-aarch64 | Linux-arm64) platform=linux-arm64 ;;
+  *) platform=unknown ;;
+esac
+NODE20="scripts/node-versions/node_modules/node-20.18-$platform/bin/node"
+[[ -x "$NODE20" ]] || timeout 600 npm ci --prefix scripts/node-versions --no-audit --no-fund --loglevel=error
+start_server inspector-http
+mapfile -d '' -t http_form < <(node scripts/inspector-http-form.mjs "$url")
+for node_bin in "$NODE20" "$NODE22"; do
+  version=$("$node_bin" --version)
+  if PATH="$(dirname "$node_bin"):$PATH" "$node_bin" "$INSPECTOR" "${http_form[@]}" >"$work/http-list.json" \
+    2>"$work/inspector-http.log" &&
+    node -e 'const l = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")); process.exit(l.tools?.length === 14 ? 0 : 1)' \
+      "$work/http-list.json"; then
+    echo "  pass  inspector 1.0.3 --cli on Node $version: the HTTP form of docs/clients.md, 14 tools"
+  else
+    cat "$work/inspector-http.log" >&2
+    failed+=("inspector-http-node-$version")
+  fi
+done
+stop_server
+
 if ((${#failed[@]})); then
   echo "conformance: FAILED: ${failed[*]}" >&2
   exit 1

@@ -205,6 +205,11 @@ function errorExamples(modules) {
     ["403", "tasks_query", new E.UpstreamHttpError(403, { detail: "No access to this project" }, undefined)],
     ["404", "agent_runs_query", new E.UpstreamHttpError(404, { detail: "Run not found" }, undefined)],
     [
+      "404 that is not the API's (a wrong base URL, a proxy's page)",
+      "whoami",
+      new E.UpstreamHttpError(404, "404 Not Found nginx", undefined),
+    ],
+    [
       "422",
       "geo_prompts",
       new E.UpstreamHttpError(

@@ -14,10 +14,18 @@ import {
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
+import {
+  buildProblemServer,
+  everyProblem,
+  problemsForStderr,
+  problemsText,
+  transportAskedFor,
+} from "./settings-problems.js";
 import { memoryStore } from "./state/store.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
+import { unsetSettingsLine } from "./unset-settings.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
 interface RunningSandbox {
@@ -56,14 +64,27 @@ async function startHttp(
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream)).catch(
+    (error: NodeJS.ErrnoException) => exitIfPortTaken(config, error),
+  );
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
   if (config.demo) {
     process.stderr.write(
-      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (on Node 20: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
+      `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (before Node 22.19: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
     );
   }
   return http;
+}
+
+/** A port in use or not ours to take: one line naming it and the setting to change, exit code 2. */
+function exitIfPortTaken(config: Config, error: NodeJS.ErrnoException): never {
+  const { host, port } = config.http;
+  const why = { EADDRINUSE: "is in use", EACCES: "needs privileges this process lacks" }[error.code ?? ""];
+  if (!why) throw error;
+  process.stderr.write(
+    `${SERVER_NAME}: port ${port} on ${host} ${why}: choose another with --port or MCP_PORT (0 picks a free one)\n`,
+  );
+  process.exit(2);
 }
 
 async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
@@ -77,6 +98,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     confirmKeys: [randomBytes(32)],
     store: memoryStore(),
   };
+  const unset = unsetSettingsLine(config.upstream, tools, config.transport);
+  if (unset) log("warning", unset);
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;
@@ -128,8 +151,38 @@ function orExitOnConfigError<T>(read: () => T): T {
   }
 }
 
+/**
+ * Settings that cannot be used: stderr says what is wrong; over HTTP that ends the process (exit 2),
+ * over stdio the server still connects and says it in every answer (src/settings-problems.ts).
+ */
+function serveProblems(first: ConfigError, argv: string[]): void {
+  const problems = everyProblem(first, argv, process.env);
+  process.stderr.write(problemsForStderr(problems));
+  if (transportAskedFor(argv, process.env) !== "stdio") process.exit(2);
+  log("warning", "settings cannot be used: serving stdio, every call answers with what is wrong");
+  const text = problemsText(problems, argv, process.env);
+  void import("./transports/stdio.js").then(({ serveStdio }) => {
+    const running = serveStdio(() => buildProblemServer(text));
+    void running.closed.then(() => process.exit(0));
+    process.once("SIGTERM", () => void running.close().then(() => process.exit(0)));
+    process.once("SIGINT", () => void running.close().then(() => process.exit(0)));
+  });
+}
+
+/** A step of reading the configuration, or the ConfigError that stopped it. */
+function settingsOrProblem<T>(read: () => T): T | ConfigError {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
-  const command = orExitOnConfigError(() => parseCommandLine(process.argv.slice(2), process.env));
+  const argv = process.argv.slice(2);
+  const command = settingsOrProblem(() => parseCommandLine(argv, process.env));
+  if (command instanceof ConfigError) return serveProblems(command, argv);
   if (command.kind === "help") {
     process.stdout.write(USAGE);
     return;
@@ -140,7 +193,8 @@ async function main(): Promise<void> {
   }
   const { config } = command;
   if (config.transport === "http") orExitOnConfigError(() => assertSafeBinding(config.http));
-  const tools = orExitOnConfigError(() => selectTools(config.tools));
+  const tools = settingsOrProblem(() => selectTools(config.tools));
+  if (tools instanceof ConfigError) return serveProblems(tools, argv);
   setLogLevel(config.logLevel);
   await serve(config, tools);
 }

@@ -39,6 +39,8 @@ export interface UpstreamSettings {
    * the form of the Claude Desktop extension (src/settings-names.ts).
    */
   settingsFrom?: "environment" | "mcpb";
+  /** The settings given by flag rather than by variable: messages name those by their flag. */
+  givenByFlag?: readonly ConfigKey[];
 }
 
 export interface HttpSettings {
@@ -221,7 +223,7 @@ export type ConfigKey =
   | "demo"
   | "logLevel"
   | `http.${keyof HttpSettings}`
-  | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource">}`
+  | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource" | "givenByFlag">}`
   | `tools.${keyof ToolSelection}`;
 
 type ValueAt<K extends ConfigKey> = K extends `${infer G extends "http" | "upstream" | "tools"}.${infer F}`
@@ -641,6 +643,14 @@ function readSetting(setting: Setting, flags: FlagValues, env: Env): { value: un
     text = setting.secret ? readSecretFile(setting, source, given) : given.trim();
   else text = env[setting.env]?.trim() || undefined;
   if (text === undefined) return { value: setting.default };
+  // An example's "<your API key>" left as it was: said as such, and a secret's text never quoted.
+  if (/^<[^<>]*>$/.test(text)) {
+    const quoted = setting.secret ? "" : ` "${text}"`;
+    throw new ConfigError(
+      `${source} still holds the example's placeholder${quoted}: put the real value there`,
+      [setting.key],
+    );
+  }
   const value = setting.kind.parse(text);
   if (value === undefined) {
     throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`, [setting.key]);
@@ -668,6 +678,9 @@ function readConfig(flags: FlagValues, env: Env): Config {
     else assign(built, setting.key, value);
   }
   for (const [key, value] of derived) assign(built, key, value.value(config));
+  config.upstream.givenByFlag = [...sources]
+    .filter(([, source]) => source.startsWith("--"))
+    .map(([key]) => key);
   // node requires it of its server; the message names where each value came from (a default: its flag).
   const named = (key: ConfigKey) => sources.get(key) ?? `--${TABLE[key].flag}`;
   const { headersTimeoutMs, requestTimeoutMs } = config.http;

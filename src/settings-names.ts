@@ -1,4 +1,5 @@
-// How a message names a setting a person should set: its environment variable, or, when the Claude
+// How a message names a setting a person should set: its environment variable (its flag, where the
+// person gave it by flag), or, when the Claude
 // Desktop extension runs the server (--settings-from mcpb, which its bundle sets), the field of the
 // extension's form. The titles here are the form's own (src/mcpb-manifest.ts builds the form from them).
 import { SETTINGS, type Setting, type UpstreamSettings } from "./config.js";
@@ -19,19 +20,20 @@ export const FIELD_TITLES = {
 
 export type FormSetting = keyof typeof FIELD_TITLES;
 
-type Place = Pick<UpstreamSettings, "settingsFrom">;
+type Place = Pick<UpstreamSettings, "settingsFrom" | "givenByFlag">;
 
 const inForm = (settings: Place) => settings.settingsFrom === "mcpb";
 
-const envOf = (key: FormSetting): string => {
+/** `--workspace-base-url` where the person gave the setting by flag, else `WORKSPACE_BASE_URL`. */
+const envOf = (key: FormSetting, settings?: Place): string => {
   const setting = SETTINGS.find((s) => s.key === key);
   if (!setting) throw new Error(`no setting ${key}`);
-  return setting.env;
+  return setting.flag && settings?.givenByFlag?.includes(key) ? `--${setting.flag}` : setting.env;
 };
 
 /** The setting as the person knows it: `WORKSPACE_API_KEY`, or `"API key"`. */
 export const settingName = (settings: Place, key: FormSetting): string =>
-  inForm(settings) ? `"${FIELD_TITLES[key]}"` : envOf(key);
+  inForm(settings) ? `"${FIELD_TITLES[key]}"` : envOf(key, settings);
 
 /** Where the settings are set, to follow a setting's name. */
 export const settingsPlace = (settings: Place): string =>
@@ -39,7 +41,7 @@ export const settingsPlace = (settings: Place): string =>
 
 /** The setting to set, and, in the extension, where: `WORKSPACE_PROJECT_ID`, or `"…" in this extension's settings`. */
 export const settingRef = (settings: Place, key: FormSetting): string =>
-  inForm(settings) ? `${settingName(settings, key)} ${settingsPlace(settings)}` : envOf(key);
+  inForm(settings) ? `${settingName(settings, key)} ${settingsPlace(settings)}` : envOf(key, settings);
 
 /**
  * What to do about a setting left empty: `envMessage` where settings are environment variables; in the

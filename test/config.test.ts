@@ -46,6 +46,7 @@ describe("configuration", () => {
       confirmWrites: false,
       sanitize: "on",
       settingsFrom: "environment",
+      givenByFlag: [],
     });
     expect(config.tools).toEqual({
       toolsets: undefined,
@@ -94,6 +95,8 @@ describe("configuration", () => {
     });
     expect(config.upstream.timeoutMs).toBe(900);
     expect(config.tools.toolsets).toEqual(["analytics"]);
+    // Messages then name these two by their flags.
+    expect(config.upstream.givenByFlag).toEqual(["tools.toolsets", "upstream.timeoutMs"]);
   });
 
   it("reads the answer form and budget from MCP_RESPONSE_FORMAT and MCP_MAX_RESULT_TOKENS; flags win", () => {

@@ -105,8 +105,8 @@ describe("the built server, spawned", () => {
     expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  it("a malformed setting or flag stops it at start with the problem and that setting's help line only", async () => {
-    const badProject = await runCli([], { WORKSPACE_PROJECT_ID: "not-a-uuid" });
+  it("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
+    const badProject = await runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" });
     expect(badProject).toEqual({
       code: 2,
       stdout: "",
@@ -128,7 +128,7 @@ describe("the built server, spawned", () => {
         "",
       ].join("\n"),
     });
-    const unknownFlag = await runCli(["--bogus"]);
+    const unknownFlag = await runCli(["--transport", "http", "--bogus"]);
     expect(unknownFlag).toEqual({
       code: 2,
       stdout: "",

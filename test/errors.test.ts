@@ -127,6 +127,28 @@ describe("upstream failures become isError results", () => {
       "tasks_comments: 404 Not Found: a referenced id does not exist in this project. The API said: Task not found. Check the ids against an earlier result.",
     ],
     [
+      "404 with an HTML page (a wrong base URL, a proxy): the base URL setting",
+      "tasks_comments",
+      {
+        status: 404,
+        headers: { "content-type": "text/html" },
+        body: "<html><body><h1>404 Not Found</h1><hr>nginx</body></html>",
+      },
+      "tasks_comments: 404 Not Found for the path itself, not for an id: the workspace API's base URL likely points at another server or path, or a proxy answered. It said: 404 Not Found nginx. Check WORKSPACE_BASE_URL, then retry.",
+    ],
+    [
+      "404 with the bare Not Found of an unknown path",
+      "geo_prompts",
+      { status: 404, body: { detail: "Not Found" } },
+      "geo_prompts: 404 Not Found for the path itself, not for an id: the analytics API's base URL likely points at another server or path, or a proxy answered. It said: Not Found. Check ANALYTICS_BASE_URL, then retry.",
+    ],
+    [
+      "404 with an empty body",
+      "whoami",
+      { status: 404, body: "" },
+      "whoami: 404 Not Found for the path itself, not for an id: the workspace API's base URL likely points at another server or path, or a proxy answered. Check WORKSPACE_BASE_URL, then retry.",
+    ],
+    [
       "a 2xx body that is not JSON",
       "whoami",
       { status: 200, headers: { "content-type": "text/html" }, body: "<html>maintenance</html>" },
@@ -160,6 +182,27 @@ describe("upstream failures become isError results", () => {
 });
 
 describe("network failures and missing configuration", () => {
+  it("a setting given by flag is named by its flag", async () => {
+    const upstream = await startRecorder(() => ({ status: 404, body: "Not Found" }));
+    const mcp = await startInMemory({
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+      workspaceApiKey: KEY,
+      givenByFlag: ["upstream.workspaceBaseUrl"],
+    });
+    try {
+      expect(textOf(await mcp.call("whoami"))).toBe(
+        "whoami: 404 Not Found for the path itself, not for an id: the workspace API's base URL likely points at another server or path, or a proxy answered. It said: Not Found. Check --workspace-base-url, then retry.",
+      );
+      expect(textOf(await mcp.call("geo_projects"))).toBe(
+        "geo_projects: 404 Not Found for the path itself, not for an id: the analytics API's base URL likely points at another server or path, or a proxy answered. It said: Not Found. Check ANALYTICS_BASE_URL, then retry.",
+      );
+    } finally {
+      await mcp.close();
+      await upstream.close();
+    }
+  });
+
   it("a refused connection, retried, names the base URL variable", async () => {
     const port = await freePort();
     const mcp = await startInMemory({
@@ -381,6 +424,30 @@ describe("in the Claude Desktop extension (--settings-from mcpb), messages name 
       );
     } finally {
       await noProject.close();
+      await upstream.close();
+    }
+  });
+
+  it("a 404 that is not the API's: the base URL's field", async () => {
+    const upstream = await startRecorder(() => ({
+      status: 404,
+      headers: { "content-type": "text/html" },
+      body: "<html><body>Not Found</body></html>",
+    }));
+    const mcp = await startInMemory({
+      ...inForm,
+      workspaceApiKey: KEY,
+      workspaceProjectId: PROJECT,
+      analyticsProjectId: PROJECT,
+      workspaceBaseUrl: upstream.url,
+      analyticsBaseUrl: upstream.url,
+    });
+    try {
+      expect(textOf(await mcp.call("geo_prompts", {}))).toBe(
+        "geo_prompts: 404 Not Found for the path itself, not for an id: the analytics API's base URL likely points at another server or path, or a proxy answered. It said: Not Found. Check \"Analytics API base URL\" in this extension's settings, then retry.",
+      );
+    } finally {
+      await mcp.close();
       await upstream.close();
     }
   });

@@ -288,6 +288,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
     env: childEnv(env),
     stdio: ["pipe", "pipe", "pipe"],
   });
+  // No client: a stdio server sees its input end (one serving despite bad settings then exits).
+  child.stdin.end();
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {

@@ -25,6 +25,15 @@ describe("package.json and server.json", () => {
     expect(server.description.length).toBeLessThanOrEqual(100);
   });
 
+  it("say, for every dependency with an install script, whether npm may run it (allowScripts)", () => {
+    const lock = read("package-lock.json");
+    const scripted = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean }>)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+      .sort();
+    expect(Object.keys(pkg.allowScripts).sort()).toEqual(scripted);
+  });
+
   it("ship only what runs, on Node 20.18 or later", () => {
     expect(pkg.files).toEqual(["dist", "README.md", "LICENSE", "server.json"]);
     expect(pkg.engines).toEqual({ node: ">=20.18" });

@@ -2,7 +2,7 @@
 // kinds call for (whatever the columns are named), and the controls a tool's input schema allows.
 import { describe, expect, it } from "vitest";
 import { controlsFor, namedValues } from "../view/controls.js";
-import { kindOf, markCount, planChart, tableOf } from "../view/model.js";
+import { kindOf, markCount, nameOf, planChart, shortLabel, tableOf } from "../view/model.js";
 
 const ID = "3cfa68c3-d729-4c88-88e7-9f9fd0512f0c";
 
@@ -186,5 +186,54 @@ describe("controlsFor: only what the tool's schema takes", () => {
       properties: { metrics: { type: "array", items: { enum: ["prompts_count", "prompts"] } } },
     };
     expect(controlsFor(schema, {}).metrics).toEqual(["prompts_count", "prompts"]);
+  });
+});
+
+describe("words for a reader", () => {
+  it("names columns in words: a count by what it counts, underscores as spaces, a capital first", () => {
+    expect(
+      ["mentions_count", "share_of_voice", "visibility_score", "date", "count", "positiveShare"].map(nameOf),
+    ).toEqual(["Mentions", "Share of voice", "Visibility score", "Date", "Count", "Positive share"]);
+  });
+
+  it("shortens a long label at a word, with an ellipsis; a short one stays whole", () => {
+    expect(shortLabel("agent runs")).toBe("agent runs");
+    expect(shortLabel("how do engineering teams compare agent workspace tools")).toBe("how do engineering…");
+    expect(shortLabel("averyveryverylongwordwithoutanyspaces")).toBe("averyveryverylongword…");
+  });
+
+  it("explains values at the edges of the double range instead of charting them", () => {
+    const table = {
+      columns: ["name", "score"],
+      rows: [
+        ["a", Number.MAX_VALUE],
+        ["b", -Number.MAX_VALUE],
+      ],
+    };
+    const plan = planChart(table);
+    expect([plan.kind, plan.reason, markCount(plan)]).toEqual([
+      "none",
+      "Some values of Score are too large to draw (beyond ±1e300, near the largest number there is).",
+      0,
+    ]);
+    // Two rows of one category whose sum overflows to Infinity.
+    const summed = planChart({
+      columns: ["name", "score"],
+      rows: [
+        ["a", 1e308],
+        ["a", 1e308],
+        ["b", 1],
+      ],
+    });
+    expect(summed.kind).toBe("none");
+    expect(
+      planChart({
+        columns: ["name", "score"],
+        rows: [
+          ["a", 1e299],
+          ["b", -1e299],
+        ],
+      }).kind,
+    ).toBe("bars");
   });
 });

@@ -46,8 +46,8 @@ describe("tool selection at start", () => {
       '--tools (MCP_TOOLS): unknown tool "tasks_lsit"; valid tools: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments',
     ],
     [[], { MCP_READ_ONLY: "maybe" }, 'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "maybe"'],
-  ])("%j %j stops it with exit code 2 and the valid names", async (args, env, message) => {
-    const result = await runCli(args, env);
+  ])("%j %j stops it over HTTP with exit code 2 and the valid names", async (args, env, message) => {
+    const result = await runCli(["--transport", "http", ...args], env);
     expect([result.code, result.stdout]).toEqual([2, ""]);
     expect(result.stderr.split("\n")[0]).toBe(`agent-workspace-mcp: ${message}`);
   });
@@ -71,6 +71,7 @@ describe("stderr logging", () => {
       LOG_LEVEL: "warning",
       WORKSPACE_API_KEY: key,
       WORKSPACE_BASE_URL: upstream.url,
+      ANALYTICS_BASE_URL: upstream.url,
     });
     try {
       await session.client.connect(session.transport);

@@ -9,7 +9,16 @@ import {
 } from "@modelcontextprotocol/ext-apps";
 import { BarChart, Interpolation, LineChart } from "chartist";
 import { type Controls, controlsFor, dayOf } from "./controls.js";
-import { type ChartPlan, kindsOf, markCount, planChart, type Table, tableOf } from "./model.js";
+import {
+  type ChartPlan,
+  kindsOf,
+  markCount,
+  nameOf,
+  planChart,
+  shortLabel,
+  type Table,
+  tableOf,
+} from "./model.js";
 import { shownText } from "./shown.js";
 
 type Args = Record<string, unknown>;
@@ -88,17 +97,24 @@ function drawTable(table: Table, plan: ChartPlan): void {
   for (const name of order.map((index) => table.columns[index]!)) {
     const th = document.createElement("th");
     th.scope = "col";
-    th.textContent = name;
+    th.textContent = nameOf(name);
+    th.title = name;
     th.dataset.kind = kinds.get(name);
     head.append(th);
   }
+  // The columns that label the chart's marks show their text whole (wrapped); others may be cut, with the whole on hover.
+  const labelling = new Set([plan.x, plan.split].filter((name) => name !== undefined));
   const body = element.createTBody();
   for (const row of table.rows) {
     const tr = body.insertRow();
     for (const index of order) {
       const td = tr.insertCell();
-      td.textContent = cellText(row[index]);
-      if (kinds.get(table.columns[index]!) === "number") td.className = "num";
+      const text = cellText(row[index]);
+      td.textContent = text;
+      const name = table.columns[index]!;
+      if (kinds.get(name) === "number") td.className = "num";
+      else if (labelling.has(name)) td.className = "label";
+      else if (text.length > 20) td.title = text;
     }
   }
 }
@@ -115,7 +131,8 @@ function drawLegend(plan: ChartPlan): void {
   plan.series.forEach((series, index) => {
     const item = document.createElement("li");
     item.className = `swatch-${index % 8}`;
-    item.textContent = series.name;
+    // One series named after the measure is that measure; others are values of the split column.
+    item.textContent = series.name === plan.measure ? nameOf(series.name) : series.name;
     legend.append(item);
   });
 }
@@ -138,14 +155,16 @@ function drawChart(plan: ChartPlan): void {
     done();
     return;
   }
-  const measureLabel = plan.measure ?? "";
+  const measureLabel = nameOf(plan.measure ?? "");
+  const x = nameOf(plan.x ?? "").toLowerCase();
+  const split = plan.split ? nameOf(plan.split).toLowerCase() : undefined;
   $("chart-title").textContent =
     plan.kind === "lines"
-      ? `${measureLabel} over ${plan.x}${plan.split ? `, by ${plan.split}` : ""}`
-      : `${measureLabel} by ${plan.x}${plan.split ? ` and ${plan.split}` : ""}`;
+      ? `${measureLabel} over ${x}${split ? `, by ${split}` : ""}`
+      : `${measureLabel} by ${x}${split ? ` and ${split}` : ""}`;
   figure.setAttribute(
     "aria-label",
-    `${plan.kind.replace("-", " ")} chart of ${$("chart-title").textContent}: ${plan.labels.length} ${plan.x} values, ${plan.series.length} series; the table beside it has the numbers.`,
+    `${plan.kind.replace("-", " ")} chart of ${$("chart-title").textContent}: ${plan.labels.length} ${x} values, ${plan.series.length} series; the table beside it has the numbers.`,
   );
   const data = {
     labels: plan.labels,
@@ -172,23 +191,50 @@ function drawChart(plan: ChartPlan): void {
         series: data.series.map((s) => ({ ...s, data: [...s.data].reverse() })),
       }
     : data;
-  new BarChart(canvas, bars, {
+  // Long labels end in an ellipsis on the axis, within its width; hovering one shows it whole.
+  const everyNth = thin(plan.labels.length, Math.floor(width / 70));
+  const short = (label: unknown, index: number) => {
+    const shown = horizontal ? String(label) : everyNth(label, index);
+    return shown === null ? null : shortLabel(shown);
+  };
+  const chart = new BarChart(canvas, bars, {
     height: horizontal ? Math.max(220, plan.labels.length * (14 + 10 * perLabel) + 40) : 260,
     horizontalBars: horizontal,
     stackBars: plan.kind === "stacked-bars",
     seriesBarDistance: 11,
-    axisY: horizontal ? { offset: 140 } : {},
-    axisX: horizontal ? {} : { labelInterpolationFnc: thin(plan.labels.length, Math.floor(width / 70)) },
+    axisY: horizontal ? { offset: 150, labelInterpolationFnc: short } : {},
+    axisX: horizontal ? {} : { labelInterpolationFnc: short },
     chartPadding: { right: 24 },
-  }).on("created", done);
+  });
+  chart.on(
+    "draw",
+    (event: {
+      type: string;
+      index: number;
+      axis?: { units?: { pos?: string } };
+      element: { getNode(): Element };
+    }) => {
+      const onLabelAxis = horizontal ? event.axis?.units?.pos === "y" : event.axis?.units?.pos === "x";
+      if (event.type !== "label" || !onLabelAxis) return;
+      const whole = bars.labels[event.index];
+      const span = event.element.getNode().querySelector("span");
+      if (whole !== undefined && span) span.title = whole;
+    },
+  );
+  chart.on("created", done);
 }
 
-function setOptions(select: HTMLSelectElement, values: string[], chosen: string[]): void {
+function setOptions(
+  select: HTMLSelectElement,
+  values: string[],
+  chosen: string[],
+  words: (value: string) => string = (value) => value,
+): void {
   select.replaceChildren(
     ...values.map((value) => {
       const option = document.createElement("option");
       option.value = value;
-      option.textContent = value;
+      option.textContent = words(value);
       option.selected = chosen.includes(value);
       return option;
     }),
@@ -225,7 +271,7 @@ function drawControls(controls: Controls, plan: ChartPlan): void {
   const columns = state.table?.columns ?? [];
   const extra = (controls.metrics ?? []).filter((name) => !columns.includes(name));
   show("measure-field", plan.measures.length + extra.length > 0);
-  setOptions($("measure"), [...plan.measures, ...extra], [plan.measure ?? ""]);
+  setOptions($("measure"), [...plan.measures, ...extra], [plan.measure ?? ""], nameOf);
   show("stacked-field", plan.kind === "grouped-bars" || plan.kind === "stacked-bars");
   $<HTMLInputElement>("stacked").checked = state.stacked;
   const info = state.body?.info as Args | undefined;

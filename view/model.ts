@@ -117,6 +117,10 @@ export interface ChartChoice {
  * - no numeric column, or nothing to label the rows with: no chart (the table still shows).
  */
 export function planChart(table: Table, choice: ChartChoice = {}): ChartPlan {
+  return drawable(planOf(table, choice));
+}
+
+function planOf(table: Table, choice: ChartChoice): ChartPlan {
   const kinds = kindsOf(table);
   const of = (kind: ColumnKind) => table.columns.filter((name) => kinds.get(name) === kind);
   const measures = of("number");
@@ -186,3 +190,50 @@ function pivot(
 /** How many marks the chart draws: a bar or a point per value present. */
 export const markCount = (plan: ChartPlan): number =>
   plan.series.reduce((sum, { values }) => sum + values.filter((value) => value !== null).length, 0);
+
+/**
+ * A column's name in words, for headings, the chart's title and the measure list: `mentions_count` is
+ * "Mentions", `share_of_voice` "Share of voice". The column's own name stays the value the tool takes.
+ */
+export function nameOf(column: string): string {
+  const words = column
+    .replace(/_count$/, "")
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim()
+    .toLowerCase();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : column;
+}
+
+/** Longest label drawn whole on an axis; a longer one ends in an ellipsis there (hover shows it whole). */
+export const AXIS_LABEL_CHARS = 22;
+
+/** A label as an axis shows it: whole, or cut at a word where one is near and ended with "…". */
+export function shortLabel(label: string, chars = AXIS_LABEL_CHARS): string {
+  const characters = [...label];
+  if (characters.length <= chars) return label;
+  const cut = characters.slice(0, chars - 1).join("");
+  const space = cut.lastIndexOf(" ");
+  return `${(space >= chars / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * Beyond this, a chart's scale (max minus min, and the ticks between) overflows a double: values near
+ * ±1.8e308, the largest a JSON number can hold, are explained rather than drawn.
+ */
+export const DRAWABLE_MAGNITUDE = 1e300;
+
+/** The plan, or no chart with the reason, when its values are too large for a scale to span. */
+export function drawable(plan: ChartPlan): ChartPlan {
+  if (plan.kind === "none") return plan;
+  const values = plan.series.flatMap((series) => series.values).filter((value) => value !== null);
+  const tooLarge = values.some((value) => !Number.isFinite(value) || Math.abs(value) > DRAWABLE_MAGNITUDE);
+  if (!tooLarge) return plan;
+  return {
+    ...plan,
+    kind: "none",
+    reason: `Some values of ${nameOf(plan.measure ?? "the measure")} are too large to draw (beyond ±1e300, near the largest number there is).`,
+    labels: [],
+    series: [],
+  };
+}

@@ -53,6 +53,7 @@ export class AnalyticsClient {
         body,
         repeatable: endpoint.readOnly,
         lane: this.apiKeyDigest,
+        route: endpoint.path,
       },
       this.settings,
       control,

@@ -40,6 +40,8 @@ export interface UpstreamRequest {
   repeatable: boolean;
   /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
   lane: string;
+  /** The endpoint's path as its table gives it, for the debug line of each attempt. */
+  route?: string;
 }
 
 export type UpstreamLimits = Pick<
@@ -85,7 +87,12 @@ export function requestJson(
     inFlightPerKey.run(request.lane, limits.concurrency, signal, () =>
       requestOnce(dispatcher, options, limits, signal),
     );
-  return withRetries(sendOnce, { repeatable: request.repeatable, budgetMs: limits.retryBudgetMs }, control);
+  const attemptOf = { method: request.method, route: request.route ?? path };
+  return withRetries(
+    sendOnce,
+    { repeatable: request.repeatable, budgetMs: limits.retryBudgetMs, attemptOf },
+    control,
+  );
 }
 
 interface Target {
@@ -224,6 +231,8 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 export interface UpstreamJson {
   value: unknown;
   text?: string;
+  /** The 2xx status it came with. */
+  status?: number;
 }
 
 /** The text, trailing line break trimmed, when it is one line: answers are framed by lines (stdio, SSE). */
@@ -247,7 +256,7 @@ function parseAnswer(statusCode: number, headers: AnswerHeaders, text: string): 
     const contentType = headers["content-type"];
     throw new UpstreamBodyError(statusCode, excerptOf(String(contentType ?? "none")), excerptOf(text));
   }
-  return { value: parsed.value, text: oneLine(text) };
+  return { value: parsed.value, text: oneLine(text), status: statusCode };
 }
 
 const EXCERPT_CHARS = 120;

@@ -2,6 +2,7 @@
 // RetryHandler: that handler cannot stop at a retry budget and report the wait it skipped, tell the
 // client about each wait (progress), or retry a request that creates data only when the connection
 // was refused; and it spends its waits outside the abort signal of the MCP call.
+import { log, logs } from "../log.js";
 import { UpstreamError, UpstreamHttpError, UpstreamNetworkError } from "./errors.js";
 
 export const MAX_ATTEMPTS = 3;
@@ -41,7 +42,31 @@ export interface RetryOptions {
    * ends within budgetMs plus one attempt's timeout: under the request timeout common clients use.
    */
   budgetMs: number;
+  /** Named in each attempt's debug line: the method and the route (the endpoint's path), never a header. */
+  attemptOf?: { method: string; route: string };
 }
+
+/**
+ * One debug line per attempt, so a person can watch a retry happen: method, route, attempt, its
+ * status (or network code) and time, and the wait before the next attempt, or why there is none.
+ */
+function logAttempt(
+  options: RetryOptions,
+  attempt: number,
+  ms: number,
+  outcome: Record<string, unknown>,
+): void {
+  if (!options.attemptOf || !logs("debug")) return;
+  log("debug", "upstream attempt", { ...options.attemptOf, attempt, ms: Math.round(ms), ...outcome });
+}
+
+/** What a failed attempt got: the status, or the network failure's code. */
+const outcomeOf = (error: UpstreamError): Record<string, unknown> =>
+  error instanceof UpstreamHttpError
+    ? { status: error.status }
+    : error instanceof UpstreamNetworkError
+      ? { network: error.code }
+      : { failure: error.name };
 
 /** "upstream answered 503; retrying in 1.2 s (attempt 2 of 3)" */
 export function describeRetry(notice: RetryNotice): string {
@@ -58,25 +83,38 @@ export const retryClock = {
   pause: (ms: number, signal: AbortSignal | undefined): Promise<void> => pause(ms, signal),
 };
 
-export async function withRetries<T>(
+export async function withRetries<T extends { status?: number }>(
   send: () => Promise<T>,
   options: RetryOptions,
   control: CallControl,
 ): Promise<T> {
   const started = retryClock.now();
   for (let attempt = 1; ; attempt++) {
+    const began = retryClock.now();
     try {
-      return await send();
+      const answer = await send();
+      logAttempt(options, attempt, retryClock.now() - began, { status: answer.status });
+      return answer;
     } catch (error) {
       if (control.signal?.aborted || !(error instanceof UpstreamError)) throw error;
       error.attempts = attempt;
+      const ms = retryClock.now() - began;
       const reason = retryReason(error, options.repeatable);
-      if (reason === undefined || attempt >= MAX_ATTEMPTS) throw error;
+      if (reason === undefined || attempt >= MAX_ATTEMPTS) {
+        logAttempt(options, attempt, ms, { ...outcomeOf(error), retry: reason ? "no: last attempt" : "no" });
+        throw error;
+      }
       const delayMs = delayBeforeRetry(error, attempt);
       if (retryClock.now() - started + delayMs > options.budgetMs) {
+        logAttempt(options, attempt, ms, {
+          ...outcomeOf(error),
+          retry: "no: beyond the budget",
+          waitMs: delayMs,
+        });
         error.retryInMs = delayMs;
         throw error;
       }
+      logAttempt(options, attempt, ms, { ...outcomeOf(error), waitMs: delayMs });
       control.onRetry?.({ attempt, maxAttempts: MAX_ATTEMPTS, delayMs, reason });
       await retryClock.pause(delayMs, control.signal);
     }

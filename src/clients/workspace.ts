@@ -89,6 +89,7 @@ export class WorkspaceClient {
         body: withBody ? body : undefined,
         repeatable,
         lane: this.keyId(),
+        route: path,
       },
       this.settings,
       control,

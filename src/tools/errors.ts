@@ -124,6 +124,8 @@ function describeHttpError(
       return unauthorizedText(definition, settings);
     case status === 403:
       return `403 Forbidden: the key has no access to that project${definition.api === "workspace" ? " or workspace" : ""}. Check project_id with ${lister} and pass one it lists.${withDetail(detail)}`;
+    case status === 404 && !isApiAnswer(error.body):
+      return notTheApi(definition, settings, detail);
     case status === 404:
       return `404 Not Found: a referenced id does not exist in this project.${withDetail(detail)} Check the ids against an earlier result.`;
     case status === 422:
@@ -139,6 +141,22 @@ function describeHttpError(
     default:
       return `the ${definition.api} API answered ${status}.${withDetail(detail)}`;
   }
+}
+
+/**
+ * A 404 about a missing id is JSON with a `detail` naming what is missing; an HTML page, another body,
+ * or the bare "Not Found" of a path the API does not have says the request went somewhere else.
+ */
+const isApiAnswer = (body: unknown) => {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  return typeof body === "object" && detail !== undefined && detail !== "Not Found";
+};
+
+/** A 404 that is not the API's own (an HTML page, a proxy's answer): the base URL points elsewhere. */
+function notTheApi(definition: EndpointDefinition, settings: UpstreamSettings, detail: string | undefined) {
+  const key = definition.api === "workspace" ? "upstream.workspaceBaseUrl" : "upstream.analyticsBaseUrl";
+  const said = detail ? ` It said: ${detail}.` : "";
+  return `404 Not Found for the path itself, not for an id: the ${definition.api} API's base URL likely points at another server or path, or a proxy answered.${said} Check ${settingRef(settings, key)}, then retry.`;
 }
 
 /** When to come back: the service's own word (Retry-After) as it gave it, else the wait we skipped. */
