@@ -37,6 +37,22 @@ const inlinePackageFacts = {
   },
 };
 
+// Telemetry's SDK and exporters (src/telemetry/sdk.ts) stay out of the one-file bundle: a desktop
+// extension has no collector to send to, and inlined they would be parsed at every start. Asked for
+// anyway (an OTEL_* variable in the environment), the server stops and says where telemetry is.
+const withoutTelemetrySdk = {
+  name: "without-telemetry-sdk",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]telemetry[\\/]sdk\.ts$/ }, () => ({
+      contents: `import { TelemetryConfigError } from "./types.js";
+export async function createTelemetry() {
+  throw new TelemetryConfigError("telemetry (OTEL_EXPORTER_OTLP_*, --metrics-port) is not part of the Claude Desktop extension: run the npm package for it");
+}`,
+      loader: "ts",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
   await build({
@@ -50,7 +66,7 @@ try {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts, zodEnglishOnly],
+    plugins: [inlinePackageFacts, zodEnglishOnly, withoutTelemetrySdk],
     // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
     define: { __REPORT_VIEW_HTML__: JSON.stringify(readFileSync(VIEW_FILE, "utf8")) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.

@@ -47,6 +47,8 @@ export class AnalyticsClient {
     return requestJson(
       this.dispatcher,
       {
+        api: "analytics",
+        route: endpoint.path,
         method: endpoint.method,
         url: baseUrl + endpoint.path,
         headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },

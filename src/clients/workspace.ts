@@ -83,6 +83,8 @@ export class WorkspaceClient {
     return requestJson(
       this.dispatcher,
       {
+        api: "workspace",
+        route: path,
         method,
         url: baseUrl + path,
         headers,

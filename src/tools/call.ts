@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
+import * as telemetry from "../telemetry/index.js";
 import {
   type Answer,
   type AnswerSettings,
@@ -36,6 +37,7 @@ function structuredResult(
   settings: UpstreamSettings,
 ): CallToolResult {
   const scrubbed = scrubKeys(body, text, settings);
+  if (telemetry.active?.recordsContent) telemetry.active.recordToolContent("result", scrubbed.text);
   return { content: [{ type: "text", text: scrubbed.text }], structuredContent: scrubbed.body };
 }
 
@@ -51,6 +53,7 @@ function sanitizedAnswer(
   settings: AnswerSettings,
 ): { body: Record<string, unknown>; text: string } {
   const clean = sanitizeAnswer(answer.body, answer.text);
+  if (clean.note !== undefined) telemetry.count("sanitized", { "gen_ai.tool.name": definition.name });
   if (clean.note === undefined || fitsTokens(clean.text, settings.budget)) return clean;
   const room = estimateTokens(JSON.stringify({ sanitized: clean.note }));
   const budget = { ...settings, budget: settings.budget - room };
@@ -102,6 +105,10 @@ export async function callTool(
     );
   }
   const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
+  // Opt-in (--trace-content): the arguments on the call's span, any key in them redacted.
+  if (telemetry.active?.recordsContent) {
+    telemetry.active.recordToolContent("arguments", redact(JSON.stringify(forwarded), upstreams.settings));
+  }
   if (upstreams.settings.confirmWrites && !definition.readOnly) {
     const { workspaceProjectId, analyticsProjectId } = upstreams.settings;
     const defaultProject = definition.api === "workspace" ? workspaceProjectId : analyticsProjectId;

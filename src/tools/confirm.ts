@@ -13,6 +13,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
+import * as telemetry from "../telemetry/index.js";
+import { OWN } from "../telemetry/names.js";
 import type { EndpointDefinition } from "./definition.js";
 import { replaceHidden } from "./sanitize.js";
 
@@ -141,11 +143,13 @@ export function holdForConfirmation(
   const answer = inputResponse(channel?.responses, QUESTION);
   if (answer.kind === "elicit" && channel?.state === digest) {
     report("info", "write answered", { tool: name, action: answer.action });
+    telemetry.count("confirmation", { "gen_ai.tool.name": name, [OWN.answer]: answer.action });
     if (answer.action === "accept") return undefined;
     return declined(name, answer.action === "decline" ? "declined" : "cancelled");
   }
   if (!canAskForm(channel?.declared)) {
     report("warning", "tool call refused", { tool: name, reason: "client cannot confirm" });
+    telemetry.count("confirmation", { "gen_ai.tool.name": name, [OWN.answer]: "cannot_ask" });
     const why =
       channel?.declared === undefined
         ? "this connection cannot carry a question to the person (a 2025 client over HTTP without a session, as with --stateless)"
