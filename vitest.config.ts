@@ -21,6 +21,7 @@ const E2E = [
   "test/bench-driver.test.ts",
   "test/mcpb.test.ts",
   "test/report-view-eras.test.ts",
+  "test/telemetry-e2e.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 

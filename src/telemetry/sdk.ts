@@ -6,7 +6,11 @@ import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import type { Meter } from "@opentelemetry/api";
+import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { OTLPMetricExporter as ProtobufMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import {
   type IMetricReader,
@@ -45,22 +49,12 @@ function protocolOf(env: OtlpEnv, signal: "TRACES" | "METRICS"): OtlpProtocol {
   return given as OtlpProtocol;
 }
 
-async function traceExporter(url: string, protocol: OtlpProtocol): Promise<SpanExporter> {
-  if (protocol === "http/json") {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
-    return new OTLPTraceExporter({ url });
-  }
-  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
-  return new OTLPTraceExporter({ url });
+function traceExporter(url: string, protocol: OtlpProtocol): SpanExporter {
+  return protocol === "http/json" ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url });
 }
 
-async function metricExporter(url: string, protocol: OtlpProtocol): Promise<PushMetricExporter> {
-  if (protocol === "http/json") {
-    const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
-    return new OTLPMetricExporter({ url });
-  }
-  const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-proto");
-  return new OTLPMetricExporter({ url });
+function metricExporter(url: string, protocol: OtlpProtocol): PushMetricExporter {
+  return protocol === "http/json" ? new JsonMetricExporter({ url }) : new ProtobufMetricExporter({ url });
 }
 
 /** A whole number of ms from a variable, or the default. */
@@ -127,7 +121,7 @@ export async function createTelemetry(
 
   const tracesUrl = endpointOf(env, "TRACES");
   const spanProcessors = tracesUrl
-    ? [new BatchSpanProcessor(await traceExporter(tracesUrl, protocolOf(env, "TRACES")))]
+    ? [new BatchSpanProcessor(traceExporter(tracesUrl, protocolOf(env, "TRACES")))]
     : [];
   // The sampler is the SDK's reading of OTEL_TRACES_SAMPLER (default: parent-based, always on).
   const tracerProvider = new BasicTracerProvider({ resource, spanProcessors });
@@ -135,7 +129,7 @@ export async function createTelemetry(
   const readers: IMetricReader[] = [];
   const metricsUrl = endpointOf(env, "METRICS");
   if (metricsUrl) {
-    const exporter = await metricExporter(metricsUrl, protocolOf(env, "METRICS"));
+    const exporter = metricExporter(metricsUrl, protocolOf(env, "METRICS"));
     const exportIntervalMillis = millisOf(env, "OTEL_METRIC_EXPORT_INTERVAL", 60_000);
     readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis }));
   }
