@@ -24,6 +24,8 @@ const E2E = [
   "test/telemetry-e2e.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
+/** Needs Prometheus: npm run test:telemetry (vitest.telemetry.config.ts). */
+const PROMETHEUS = "test/**/*.prometheus.test.ts";
 
 export default defineConfig({
   test: {
@@ -42,10 +44,10 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: [SCALE, ...E2E],
+          exclude: [SCALE, PROMETHEUS, ...E2E],
         },
       },
-      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE] } },
+      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE, PROMETHEUS] } },
     ],
   },
 });
