@@ -22,6 +22,7 @@ const E2E = [
   "test/mcpb.test.ts",
   "test/report-view-eras.test.ts",
   "test/telemetry-e2e.test.ts",
+  "test/cache-hints.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 /** Needs Prometheus: npm run test:telemetry (vitest.telemetry.config.ts). */

@@ -557,7 +557,7 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     kind: wholeNumber("<number>", 0, 65535),
     default: undefined,
     section: "Telemetry options",
-    help: "serve Prometheus metrics at /metrics on this port, a listener of its own; 0 picks a free one",
+    help: "serve Prometheus metrics at /metrics on its own port; 0 picks one",
   },
   "telemetry.metricsHost": {
     flag: "metrics-host",
@@ -573,7 +573,7 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     kind: onOff,
     default: false,
     section: "Telemetry options",
-    help: "record tool arguments and results on spans (people's text; API keys are always redacted)",
+    help: "record tool arguments and results on spans; API keys stay redacted",
   },
 };
 
