@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { listeningUrl } from "./every-tool.js";
-import { CLI, childEnv } from "./helpers.js";
+import { CLI, childEnv, runCli } from "./helpers.js";
 import { type OtlpReceiver, SPAN_KIND_CLIENT, SPAN_KIND_SERVER, startOtlpReceiver } from "./otlp-receiver.js";
 
 const PERSON_TEXT = "Call the plumber about Hortensia's leak";
@@ -207,4 +207,28 @@ it("over HTTP, a traceparent header parents the call when _meta carries none", a
     .toBe(true);
   const call = receiver.spans().find((span) => span.traceId === traceId && span.name === "tools/call whoami");
   expect(call?.parentSpanId).toBe(parentId);
+});
+
+describe("settings telemetry cannot use stop the server with exit code 2", () => {
+  it("an OTLP protocol other than http/protobuf and http/json", async () => {
+    const { code, stderr } = await runCli([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got "grpc"');
+  });
+
+  it("a metrics port that is the MCP port", async () => {
+    const { code, stderr } = await runCli([
+      "--transport",
+      "http",
+      "--port",
+      "3999",
+      "--metrics-port",
+      "3999",
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--metrics-port (3999) must differ from --port");
+  });
 });

@@ -2,14 +2,18 @@
 // started as the CLI starts it, exporting OTLP to a receiver on loopback. A call's server span is the
 // child of the traceparent its client sent, the upstream saw the same trace, and failures, retries,
 // cancellations and tool errors show as OpenTelemetry's MCP and HTTP conventions say.
+import { InMemoryTransport, Client as V2Client } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDispatcher } from "../src/clients/http.js";
+import { createUpstreams } from "../src/clients/index.js";
 import type { TelemetrySettings } from "../src/config.js";
 import { setLogLevel } from "../src/log.js";
 import { PROMPTS } from "../src/prompts/definitions.js";
 import { startSandbox } from "../src/sandbox/index.js";
+import { buildServer } from "../src/server.js";
 import { startTelemetry, stopTelemetry } from "../src/telemetry/index.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
-import { sandboxSettings, startInMemory, startOnRecorder } from "./helpers.js";
+import { sandboxSettings, startInMemory, startOnRecorder, startRecorder, TEST_LIMITS } from "./helpers.js";
 import { logLines } from "./log-capture.js";
 import {
   type OtlpReceiver,
@@ -283,6 +287,61 @@ describe("failures as the conventions say", () => {
       "error.type": "-32602",
       "rpc.response.status_code": "-32602",
     });
+    expect(receiver.allText()).not.toContain(PERSON_TEXT);
+  });
+});
+
+describe("counted events", () => {
+  it("an answer the sanitizer changed is counted by tool", async () => {
+    await start();
+    const sandbox = await startSandbox();
+    const mcp = await startInMemory(sandboxSettings(sandbox));
+    const inbox = sandbox.ids.analyticsProjects[2];
+    const result = await mcp.call("geo_keywords", { project_id: inbox });
+    expect((result.structuredContent as Record<string, unknown>).sanitized).toEqual(expect.any(String));
+    await mcp.call("geo_projects");
+    await mcp.close();
+    await sandbox.close();
+    await stopTelemetry();
+    expect(receiver.points("agent_workspace.answers.sanitized").map((p) => [p.attributes, p.value])).toEqual([
+      [{ "gen_ai.tool.name": "geo_keywords" }, 1],
+    ]);
+  });
+
+  it("a write confirmation is counted by its answer", async () => {
+    await start();
+    const upstream = await startRecorder();
+    const settings = {
+      ...TEST_LIMITS,
+      workspaceBaseUrl: upstream.url,
+      workspaceApiKey: KEY,
+      workspaceProjectId: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+      confirmWrites: true,
+    };
+    const dispatcher = createDispatcher(settings);
+    const server = buildServer(createUpstreams(settings, dispatcher));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new V2Client(
+      { name: "confirm", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({ action: "decline" }));
+    await client.connect(clientSide);
+    const result = await client.callTool({
+      name: "tasks_comments",
+      arguments: { task_id: "0b7c1f52-9d3e-4a61-8f2b-6c4d5e7f8a90", body: PERSON_TEXT },
+    });
+    expect(result.structuredContent).toEqual({ sent: false, decision: "declined" });
+    await client.close();
+    await server.close();
+    await dispatcher.close();
+    await upstream.close();
+    await stopTelemetry();
+    expect(receiver.points("agent_workspace.confirmations").map((p) => [p.attributes, p.value])).toEqual([
+      [{ "gen_ai.tool.name": "tasks_comments", "agent_workspace.confirmation.answer": "decline" }, 1],
+    ]);
+    expect(upstream.requests).toEqual([]);
     expect(receiver.allText()).not.toContain(PERSON_TEXT);
   });
 });
