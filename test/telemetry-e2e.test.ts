@@ -144,7 +144,10 @@ describe.each(CASES.map((entry, index) => [...entry, index] as const))(
       const run = await open(era);
       await run.call({ traceparent });
       await run.close();
-      await expect.poll(() => receiver.spans().filter((s) => s.traceId === traceId).length).toBe(2);
+      // A stdio server flushes its spans as it exits, after the client has let go of it.
+      await expect
+        .poll(() => receiver.spans().filter((s) => s.traceId === traceId).length, { timeout: 15_000 })
+        .toBe(2);
 
       const spans = receiver.spans().filter((span) => span.traceId === traceId);
       const server = spans.find((span) => span.kind === SPAN_KIND_SERVER);
@@ -203,7 +206,9 @@ it("over HTTP, a traceparent header parents the call when _meta carries none", a
   child.kill("SIGTERM");
   await once(child, "exit");
   await expect
-    .poll(() => receiver.spans().some((s) => s.traceId === traceId && s.name === "tools/call whoami"))
+    .poll(() => receiver.spans().some((s) => s.traceId === traceId && s.name === "tools/call whoami"), {
+      timeout: 15_000,
+    })
     .toBe(true);
   const call = receiver.spans().find((span) => span.traceId === traceId && span.name === "tools/call whoami");
   expect(call?.parentSpanId).toBe(parentId);
