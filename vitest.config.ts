@@ -25,8 +25,12 @@ const E2E = [
   "test/mcpb.test.ts",
   "test/report-view-eras.test.ts",
   "test/deploy.test.ts",
+  "test/telemetry-e2e.test.ts",
+  "test/cache-hints.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
+/** Needs Prometheus: npm run test:telemetry (vitest.telemetry.config.ts). */
+const PROMETHEUS = "test/**/*.prometheus.test.ts";
 const IMAGE = "test/**/*.image.test.ts";
 
 export default defineConfig({
@@ -46,10 +50,10 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: [SCALE, IMAGE, ...E2E],
+          exclude: [SCALE, IMAGE, PROMETHEUS, ...E2E],
         },
       },
-      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE] } },
+      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE, PROMETHEUS] } },
     ],
   },
 });

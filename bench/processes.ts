@@ -30,6 +30,8 @@ export function serverEnv(upstreamUrl: string): NodeJS.ProcessEnv {
     ...(process.env.UPSTREAM_CONCURRENCY ? { UPSTREAM_CONCURRENCY: process.env.UPSTREAM_CONCURRENCY } : {}),
     // Bench children that import the build (memory, HTTP variants) must load the one under test.
     ...(process.env.BENCH_DIST ? { BENCH_DIST: process.env.BENCH_DIST } : {}),
+    // Telemetry's variables, for measuring the server with tracing on (docs/observability.md).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("OTEL_"))),
   };
 }
 

@@ -21,9 +21,26 @@ const listing = JSON.parse(readFileSync(join(root, "server.json"), "utf8"));
 const { values } = parseArgs({ options: { "out-dir": { type: "string", default: root } } });
 const output = join(values["out-dir"], `${pkg.name}-${pkg.version}.mcpb`);
 
+// Telemetry's SDK and exporters (src/telemetry/sdk.ts) stay out of the one-file bundle: a desktop
+// extension has no collector to send to, and inlined they would be parsed at every start. Asked for
+// anyway (an OTEL_* variable in the environment), the server stops and says where telemetry is.
+/** @type {import("esbuild").Plugin} */
+const withoutTelemetrySdk = {
+  name: "without-telemetry-sdk",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]telemetry[\\/]sdk\.ts$/ }, () => ({
+      contents: `import { TelemetryConfigError } from "./types.js";
+export async function createTelemetry() {
+  throw new TelemetryConfigError("telemetry (OTEL_EXPORTER_OTLP_*, --metrics-port) is not part of the Claude Desktop extension: run the npm package for it");
+}`,
+      loader: "ts",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
-  await bundleOneFile(join(stage, ENTRY_POINT));
+  await bundleOneFile(join(stage, ENTRY_POINT), [withoutTelemetrySdk]);
   writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(buildManifest(pkg, listing), null, 2)}\n`);
   copyFileSync(join(root, "LICENSE"), join(stage, "LICENSE"));
 

@@ -26,8 +26,13 @@ const inlinePackageFacts = (pkg) => ({
   },
 });
 
-/** Writes the server, src/cli.ts and all it imports, to `outfile` as one file. */
-export async function bundleOneFile(/** @type {string} */ outfile) {
+/**
+ * Writes the server, src/cli.ts and all it imports, to `outfile` as one file; `plugins` may stand in
+ * for parts a given package leaves out.
+ * @param {string} outfile
+ * @param {import("esbuild").Plugin[]} [plugins]
+ */
+export async function bundleOneFile(outfile, plugins = []) {
   const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8"));
   const viewHtml = existsSync(VIEW_FILE) ? readFileSync(VIEW_FILE, "utf8") : await buildView();
   await build({
@@ -41,7 +46,7 @@ export async function bundleOneFile(/** @type {string} */ outfile) {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts(pkg), zodEnglishOnly],
+    plugins: [inlinePackageFacts(pkg), zodEnglishOnly, ...plugins],
     // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
     define: { __REPORT_VIEW_HTML__: JSON.stringify(viewHtml) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.

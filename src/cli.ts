@@ -13,6 +13,7 @@ import {
   USAGE,
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
+import { PROMPTS } from "./prompts/definitions.js";
 import { buildServer, type ServerOptions } from "./server.js";
 import {
   buildProblemServer,
@@ -22,6 +23,8 @@ import {
   transportAskedFor,
 } from "./settings-problems.js";
 import { memoryStore } from "./state/store.js";
+import { startTelemetry, stopTelemetry, TelemetryConfigError } from "./telemetry/index.js";
+import { ALL_TOOL_NAMES } from "./tools/register.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
@@ -87,7 +90,20 @@ function exitIfPortTaken(config: Config, error: NodeJS.ErrnoException): never {
   process.exit(2);
 }
 
+/** Starts telemetry when asked for (before any server is built); a variable it cannot use stops with exit code 2. */
+async function startTelemetryOrExit(config: Config): Promise<void> {
+  const names = { tools: ALL_TOOL_NAMES, prompts: new Set(PROMPTS.map((prompt) => prompt.name)) };
+  try {
+    await startTelemetry(config.telemetry, process.env, names);
+  } catch (error) {
+    if (!(error instanceof TelemetryConfigError)) throw error;
+    process.stderr.write(`${SERVER_NAME}: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
 async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
+  await startTelemetryOrExit(given);
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
@@ -116,6 +132,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     await sandbox?.close().catch(() => {});
     // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
     await dispatcher.destroy().catch(() => {});
+    // What telemetry still holds (spans of the last calls) is sent before the process ends.
+    await stopTelemetry().catch(() => {});
     log("info", "stopped", { reason });
     process.exit(0);
   };

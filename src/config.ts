@@ -80,6 +80,16 @@ export interface ToolSelection {
   noReportView?: boolean;
 }
 
+/** What the server tells operators about itself (src/telemetry/): off unless asked for. */
+export interface TelemetrySettings {
+  /** Port of the Prometheus endpoint (/metrics) on a listener of its own; undefined: none. */
+  metricsPort?: number;
+  /** Address that listener binds. */
+  metricsHost: string;
+  /** Record tool arguments and results on spans (people's text; keys are redacted whatever this says). */
+  recordContent: boolean;
+}
+
 export type LogLevel = "debug" | "info" | "notice" | "warning" | "error";
 
 export interface Config {
@@ -89,6 +99,7 @@ export interface Config {
   http: HttpSettings;
   upstream: UpstreamSettings;
   tools: ToolSelection;
+  telemetry: TelemetrySettings;
 }
 
 export type CliCommand = { kind: "help" } | { kind: "version" } | { kind: "serve"; config: Config };
@@ -200,7 +211,7 @@ class Derived<T> {
   ) {}
 }
 
-type Section = "Options" | "Upstream options" | "HTTP options";
+type Section = "Options" | "Upstream options" | "HTTP options" | "Telemetry options";
 
 type SettingSpec<T> = {
   /** Read when its flag is not given; empty counts as not set. */
@@ -224,11 +235,13 @@ export type ConfigKey =
   | "logLevel"
   | `http.${keyof HttpSettings}`
   | `upstream.${Exclude<keyof UpstreamSettings, "apiKeySource" | "givenByFlag">}`
-  | `tools.${keyof ToolSelection}`;
+  | `tools.${keyof ToolSelection}`
+  | `telemetry.${keyof TelemetrySettings}`;
 
-type ValueAt<K extends ConfigKey> = K extends `${infer G extends "http" | "upstream" | "tools"}.${infer F}`
-  ? Config[G][F & keyof Config[G]]
-  : Config[K & keyof Config];
+type ValueAt<K extends ConfigKey> =
+  K extends `${infer G extends "http" | "upstream" | "tools" | "telemetry"}.${infer F}`
+    ? Config[G][F & keyof Config[G]]
+    : Config[K & keyof Config];
 
 /** Every setting, one per field of Config, in --help's order; the compiler holds each kind to its field's type. */
 const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
@@ -540,6 +553,30 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     section: "HTTP options",
     help: "idle kept-alive connections are closed after this",
   },
+  "telemetry.metricsPort": {
+    flag: "metrics-port",
+    env: "MCP_METRICS_PORT",
+    kind: wholeNumber("<number>", 0, 65535),
+    default: undefined,
+    section: "Telemetry options",
+    help: "serve Prometheus metrics at /metrics on its own port; 0 picks one",
+  },
+  "telemetry.metricsHost": {
+    flag: "metrics-host",
+    env: "MCP_METRICS_HOST",
+    kind: plainText("<address>"),
+    default: "127.0.0.1",
+    section: "Telemetry options",
+    help: "bind address of the metrics listener",
+  },
+  "telemetry.recordContent": {
+    flag: "trace-content",
+    env: "MCP_TRACE_CONTENT",
+    kind: onOff,
+    default: false,
+    section: "Telemetry options",
+    help: "record tool arguments and results on spans; API keys stay redacted",
+  },
 };
 
 /** One setting of the table, with the Config field it sets. */
@@ -579,7 +616,7 @@ export function helpLinesOf(error: ConfigError): string[] {
   return error.settings.flatMap((key) => SETTINGS.filter((setting) => setting.key === key).map(settingLine));
 }
 
-const SECTIONS: readonly Section[] = ["Options", "Upstream options", "HTTP options"];
+const SECTIONS: readonly Section[] = ["Options", "Upstream options", "HTTP options", "Telemetry options"];
 
 export const USAGE = `Usage: agent-workspace-mcp [options]
 
@@ -667,7 +704,7 @@ function assign(config: Record<string, unknown>, key: ConfigKey, value: unknown)
 
 /** Walks the table: every setting read, then the defaults derived from the others, then the cross-checks. */
 function readConfig(flags: FlagValues, env: Env): Config {
-  const built: Record<string, unknown> = { http: {}, upstream: {}, tools: {} };
+  const built: Record<string, unknown> = { http: {}, upstream: {}, tools: {}, telemetry: {} };
   const config = built as unknown as Config;
   const sources = new Map<ConfigKey, string>();
   const derived: [ConfigKey, Derived<unknown>][] = [];
@@ -688,6 +725,18 @@ function readConfig(flags: FlagValues, env: Env): Config {
     throw new ConfigError(
       `${named("http.headersTimeoutMs")} (${headersTimeoutMs}) must not exceed ${named("http.requestTimeoutMs")} (${requestTimeoutMs})`,
       ["http.headersTimeoutMs", "http.requestTimeoutMs"],
+    );
+  }
+  const { metricsPort } = config.telemetry;
+  if (
+    config.transport === "http" &&
+    metricsPort !== undefined &&
+    metricsPort !== 0 &&
+    metricsPort === config.http.port
+  ) {
+    throw new ConfigError(
+      `${named("telemetry.metricsPort")} (${metricsPort}) must differ from ${named("http.port")}: metrics have a listener of their own`,
+      ["telemetry.metricsPort", "http.port"],
     );
   }
   return config;

@@ -45,11 +45,18 @@ export function logs(level: LogLevel): boolean {
   return atLeast(level, stderrLevel);
 }
 
+/** The ids of the span a line is written in, while telemetry is on (src/telemetry/). */
+let spanIds: (() => { trace_id: string; span_id: string } | undefined) | undefined;
+
+export function setLogContext(ids: typeof spanIds): void {
+  spanIds = ids;
+}
+
 /** `warn` is accepted as another name for `warning`. */
 export function log(level: LogLevel | "warn", message: string, fields: Record<string, unknown> = {}): void {
   const mcpLevel = level === "warn" ? "warning" : level;
   if (!atLeast(mcpLevel, stderrLevel)) return;
-  const line = { time: new Date().toISOString(), level: mcpLevel, message, ...fields };
+  const line = { time: new Date().toISOString(), level: mcpLevel, message, ...spanIds?.(), ...fields };
   sink(`${JSON.stringify(line)}\n`);
 }
 

@@ -2,9 +2,12 @@
 // stateless / 2026-07-28 HTTP request. The SDK answers the protocol (both eras, server/discover,
 // initialize, ping, cancellation); this file only says what the tools are and how a call is made.
 import {
+  type CacheHint,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type JSONRPCRequest,
   type ProgressToken,
+  type Result,
   Server,
   type ServerContext,
   type ServerNotification,
@@ -14,6 +17,7 @@ import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { addPrompts } from "./prompts/index.js";
 import type { SharedStore } from "./state/store.js";
+import * as telemetry from "./telemetry/index.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { confirmationSeal, processDefaults } from "./tools/confirm-state.js";
@@ -90,15 +94,46 @@ function declaredCapabilities(server: Server, ctx: ServerContext): ClientCapabil
   return (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
 }
 
+/**
+ * A Server whose every request handler, the SDK's own (initialize, ping, server/discover) included,
+ * runs in a span when telemetry is on: the SDK's documented hook for wrapping handlers. Off, the
+ * handlers are the SDK's, unwrapped.
+ */
+class ObservedServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const inner = super._wrapHandler(method, handler);
+    return telemetry.active ? telemetry.active.wrapRequest(method, inner, this) : inner;
+  }
+}
+
+/**
+ * How long a 2026-07-28 client may keep a list or the view: the lists are fixed for the life of a
+ * server instance; private, because they differ by person (X-MCP-* headers, key, grants). See
+ * docs/protocol.md.
+ */
+const LIST_CACHE: CacheHint = { ttlMs: 300_000, cacheScope: "private" };
+export const CACHE_HINTS = {
+  "tools/list": LIST_CACHE,
+  "prompts/list": LIST_CACHE,
+  "resources/list": LIST_CACHE,
+  "resources/templates/list": LIST_CACHE,
+  "resources/read": LIST_CACHE,
+  "server/discover": LIST_CACHE,
+} as const;
+
 /** A fresh server instance: connect it to one transport (the SDK's serving entries do). */
 export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): Server {
   const tools = options.tools ?? ALL_TOOL_NAMES;
   const reportView = options.reportView ?? true;
-  const server = new Server(
+  const server = new ObservedServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: false }, logging: {}, ...(reportView && { resources: {} }) },
       instructions: instructionsFor(tools, options.sandboxToday),
+      cacheHints: CACHE_HINTS,
     },
   );
   const list = toolListFor(tools);

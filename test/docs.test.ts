@@ -8,8 +8,10 @@ import { ENDPOINTS } from "../src/tools/register.js";
 
 const ROOT = new URL("../", import.meta.url);
 const README = readFileSync(new URL("README.md", ROOT), "utf8");
-/** The settings README's table lists; the HTTP transport's own are in docs/hosting.md. */
-const README_SETTINGS = SETTINGS.filter(({ section }) => section !== "HTTP options");
+/** The settings README's table lists; the HTTP transport's own are in docs/hosting.md, telemetry's in docs/observability.md. */
+const README_SETTINGS = SETTINGS.filter(
+  ({ section }) => section !== "HTTP options" && section !== "Telemetry options",
+);
 
 /** The rows of the markdown table that follows `heading`'s first line of `| a | b |`. */
 function tableAfter(text: string, heading: string): string[][] {
@@ -79,6 +81,18 @@ describe("README", () => {
         firstCells.some((cell) => cell?.includes(`\`--${flag}\``)),
         `--${flag} (${env})`,
       ).toBe(true);
+    }
+  });
+
+  it("leaves the telemetry settings to docs/observability.md, whose first table has a row for each", () => {
+    const observability = readFileSync(new URL("docs/observability.md", ROOT), "utf8");
+    const rows = tableAfter(observability, "# Observability");
+    for (const setting of SETTINGS.filter(({ section }) => section === "Telemetry options")) {
+      expect(rows, setting.env).toContainEqual([
+        `\`--${setting.flag}\` / \`${setting.env}\``,
+        defaultText(setting) ?? "none",
+        setting.help,
+      ]);
     }
   });
 

@@ -47,13 +47,14 @@ export class AnalyticsClient {
     return requestJson(
       this.dispatcher,
       {
+        api: "analytics",
+        route: endpoint.path,
         method: endpoint.method,
         url: baseUrl + endpoint.path,
         headers: { "x-api-key": apiKey, accept: "application/json", "content-type": "application/json" },
         body,
         repeatable: endpoint.readOnly,
         lane: this.apiKeyDigest,
-        route: endpoint.path,
       },
       this.settings,
       control,

@@ -5,6 +5,7 @@
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
 import type { UpstreamSettings } from "../config.js";
+import * as telemetry from "../telemetry/index.js";
 import {
   UpstreamBodyError,
   UpstreamHttpError,
@@ -32,6 +33,9 @@ export interface UpstreamEndpoint {
 }
 
 export interface UpstreamRequest {
+  /** Which API, and the endpoint's path template: what telemetry labels the request with and the debug line of each attempt names. */
+  api: ApiName;
+  route: string;
   method: "GET" | "POST";
   url: string;
   headers: Record<string, string>;
@@ -40,8 +44,6 @@ export interface UpstreamRequest {
   repeatable: boolean;
   /** Whose in-flight cap the request counts against: the API key's digest (keyDigest), never the key. */
   lane: string;
-  /** The endpoint's path as its table gives it, for the debug line of each attempt. */
-  route?: string;
 }
 
 export type UpstreamLimits = Pick<
@@ -83,16 +85,68 @@ export function requestJson(
     body: request.body === undefined ? null : JSON.stringify(request.body),
   };
   const { signal } = control;
+  const attemptOf = { method: request.method, route: request.route };
+  const retries = { repeatable: request.repeatable, budgetMs: limits.retryBudgetMs, attemptOf };
+  const observing = telemetry.active;
+  if (observing)
+    return withRetries(
+      observedAttempts(observing, dispatcher, request, options, limits, signal),
+      retries,
+      control,
+    );
   const sendOnce = () =>
     inFlightPerKey.run(request.lane, limits.concurrency, signal, () =>
       requestOnce(dispatcher, options, limits, signal),
     );
-  const attemptOf = { method: request.method, route: request.route ?? path };
-  return withRetries(
-    sendOnce,
-    { repeatable: request.repeatable, budgetMs: limits.retryBudgetMs, attemptOf },
-    control,
-  );
+  return withRetries(sendOnce, retries, control);
+}
+
+/**
+ * Attempts as telemetry sees them: each in a client span whose `traceparent` goes to the API, counted
+ * by status; a retry counted with the previous attempt's failure as its reason.
+ */
+function observedAttempts(
+  observing: telemetry.ActiveTelemetry,
+  dispatcher: Dispatcher,
+  request: UpstreamRequest,
+  options: Dispatcher.DispatchOptions,
+  limits: UpstreamLimits,
+  signal: AbortSignal | undefined,
+): () => Promise<UpstreamJson> {
+  const { api, route, method } = request;
+  let resendCount = 0;
+  let previousFailure: string | undefined;
+  return () =>
+    inFlightPerKey.run(request.lane, limits.concurrency, signal, async () => {
+      if (previousFailure !== undefined) observing.retry(api, route, previousFailure);
+      const attempt = observing.upstreamAttempt({
+        api,
+        method,
+        route,
+        origin: options.origin as string,
+        resendCount: resendCount++,
+      });
+      const headers = { ...request.headers, ...attempt.headers };
+      try {
+        const answer = await requestOnce(dispatcher, { ...options, headers }, limits, signal);
+        attempt.end(answer.status, undefined);
+        return answer;
+      } catch (error) {
+        previousFailure = failureKind(error, signal);
+        attempt.end(error instanceof UpstreamHttpError ? error.status : undefined, previousFailure);
+        throw error;
+      }
+    });
+}
+
+/** A failed attempt as a low-cardinality `error.type`: the status, the network code, or what else. */
+function failureKind(error: unknown, signal: AbortSignal | undefined): string {
+  if (signal?.aborted) return "cancelled";
+  if (error instanceof UpstreamHttpError) return String(error.status);
+  if (error instanceof UpstreamNetworkError) return error.code;
+  if (error instanceof UpstreamTooLargeError) return "response_too_large";
+  if (error instanceof UpstreamBodyError) return "invalid_body";
+  return "_OTHER";
 }
 
 interface Target {

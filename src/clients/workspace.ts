@@ -83,13 +83,14 @@ export class WorkspaceClient {
     return requestJson(
       this.dispatcher,
       {
+        api: "workspace",
+        route: path,
         method,
         url: baseUrl + path,
         headers,
         body: withBody ? body : undefined,
         repeatable,
         lane: this.keyId(),
-        route: path,
       },
       this.settings,
       control,

@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config.js";
+import * as telemetry from "../telemetry/index.js";
 import {
   type Answer,
   type AnswerSettings,
@@ -33,6 +34,7 @@ const MAX_QUOTED_NAME = 100;
 const RESHAPES = 3;
 
 function structuredResult(body: Record<string, unknown>, text: string): CallToolResult {
+  if (telemetry.active?.recordsContent) telemetry.active.recordToolContent("result", text);
   return { content: [{ type: "text", text }], structuredContent: body };
 }
 
@@ -125,6 +127,10 @@ export async function callTool(
     );
   }
   const { response_format, ...forwarded } = parsed.data as { response_format?: ResponseFormat };
+  // Opt-in (--trace-content): the arguments on the call's span, any key in them redacted.
+  if (telemetry.active?.recordsContent) {
+    telemetry.active.recordToolContent("arguments", redact(JSON.stringify(forwarded), upstreams.settings));
+  }
   if (upstreams.settings.confirmWrites && !definition.readOnly) {
     const { workspaceProjectId, analyticsProjectId } = upstreams.settings;
     const defaultProject = definition.api === "workspace" ? workspaceProjectId : analyticsProjectId;
@@ -147,6 +153,7 @@ export async function callTool(
       upstreams.settings,
     );
     if ("error" in answer) return errorResult(answer.error);
+    if (answer.body.sanitized !== undefined) telemetry.count("sanitized", { "gen_ai.tool.name": name });
     return structuredResult(answer.body, answer.text);
   } catch (error) {
     if (error instanceof AnswerTooDeepError) {

@@ -12,6 +12,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
+import * as telemetry from "../telemetry/index.js";
+import { OWN } from "../telemetry/names.js";
 import type { ConfirmationSeal, StateProblem } from "./confirm-state.js";
 import type { EndpointDefinition } from "./definition.js";
 import { replaceHidden } from "./sanitize.js";
@@ -223,6 +225,7 @@ async function answered(
     return "ask";
   }
   report("info", "write answered", { tool: name, action: answer.action });
+  telemetry.count("confirmation", { "gen_ai.tool.name": name, [OWN.answer]: answer.action });
   if (answer.action === "accept") return undefined;
   return declined(name, answer.action === "decline" ? "declined" : "cancelled");
 }
@@ -243,6 +246,7 @@ export async function holdForConfirmation(
   // Whether the client can ask comes first: an answer from a client that cannot is never read.
   if (!channel || !canAskForm(channel.declared)) {
     report("warning", "tool call refused", { tool: name, reason: "client cannot confirm" });
+    telemetry.count("confirmation", { "gen_ai.tool.name": name, [OWN.answer]: "cannot_ask" });
     return cannotAsk(name, channel);
   }
   const outcome = await answered(definition, args, channel, report, defaultProject);

@@ -4,6 +4,7 @@
 import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
+import * as telemetry from "../telemetry/index.js";
 
 export interface RunningTransport {
   /** Resolves when the transport has ended (client gone, or close() called). */
@@ -99,9 +100,11 @@ export function serveStdio(build: () => Server): RunningTransport {
     transport: wire,
     onerror: (error) => log("warning", "stdio: message refused", { error: error.message.slice(0, 200) }),
   });
+  const endTelemetry = telemetry.active?.sessionOpened("stdio");
   let closing: Promise<void> | undefined;
   const close = (graceMs = 0) => {
     closing ??= (async () => {
+      endTelemetry?.();
       const abandoned = graceMs > 0 ? await wire.drain(graceMs) : 0;
       if (abandoned > 0)
         log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });

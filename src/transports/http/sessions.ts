@@ -10,6 +10,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import * as telemetry from "../../telemetry/index.js";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
@@ -27,6 +28,8 @@ export interface Session {
   key: string;
   /** Calls in flight, each alone in its POST: a cancelled one's stream is ended (the SDK leaves it open). */
   calls: Set<RequestId>;
+  /** Ends the session's telemetry (open count, duration); absent while telemetry is off. */
+  endTelemetry?: () => void;
 }
 
 /** Why a session could not be opened: the server's cap or the key's. */
@@ -82,6 +85,7 @@ export class SessionStore {
   /** Called while the session's initialize request is open: the idle timer starts when it ends. */
   add(id: string, session: Session): void {
     this.sessions.set(id, session);
+    session.endTelemetry = telemetry.active?.sessionOpened("http");
   }
 
   /** Called when the session's transport closed (DELETE, expiry, shutdown). */
@@ -90,6 +94,7 @@ export class SessionStore {
     if (!session) return;
     this.disarm(session);
     this.sessions.delete(id);
+    session.endTelemetry?.();
     this.forgetKey(session.key);
   }
 
