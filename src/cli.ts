@@ -1,22 +1,58 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
+import { randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import {
+  assertOAuthSettings,
   type Config,
   ConfigError,
   helpLinesOf,
+  list,
   parseCommandLine,
   type UpstreamSettings,
   USAGE,
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
+import { memoryStore, type SharedStore } from "./state/store.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
+import type { OAuthFactory } from "./transports/http.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+
+/** The authorization server of --oauth, given the store its grants are kept in. */
+async function oauthFactoryFor(
+  config: Config,
+  dispatcher: Dispatcher,
+  tools: ReadonlySet<string>,
+  store: SharedStore,
+): Promise<OAuthFactory | undefined> {
+  if (!config.http.oauth) return undefined;
+  const { OAuthServer } = await import("./oauth/index.js");
+  let secrets = list(config.http.oauthSecret) ?? [];
+  if (secrets.length === 0) {
+    // Only --demo gets here (the configuration requires a secret otherwise): sign-ins end with the process.
+    secrets = [randomBytes(32).toString("base64url")];
+    log(
+      "notice",
+      "--demo --oauth: sign-ins are sealed under a secret made for this process; a restart signs everyone out",
+    );
+  }
+  return (publicUrl) =>
+    new OAuthServer({
+      secrets,
+      publicUrl,
+      store,
+      upstream: config.upstream,
+      dispatcher,
+      serverTools: tools,
+      allowPrivateMetadata: config.http.oauthAllowPrivateMetadata,
+      demoKey: config.demo ? config.upstream.workspaceApiKey : undefined,
+    });
+}
 
 interface RunningSandbox {
   /** The upstream settings the sandbox stands in for: its own key, URLs and default projects. */
@@ -54,8 +90,9 @@ async function startHttp(
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));
-  log("info", "listening", { url: http.url, stateless: config.http.stateless });
+  const oauth = await oauthFactoryFor(config, dispatcher, tools, memoryStore());
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), oauth);
+  log("info", "listening", { url: http.url, stateless: config.http.stateless, oauth: config.http.oauth });
   if (config.demo) {
     process.stderr.write(
       `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (on Node 20: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
@@ -131,6 +168,7 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = command;
+  orExitOnConfigError(() => assertOAuthSettings(config));
   if (config.transport === "http") orExitOnConfigError(() => assertSafeBinding(config.http));
   const tools = orExitOnConfigError(() => selectTools(config.tools));
   setLogLevel(config.logLevel);
