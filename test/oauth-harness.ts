@@ -1,12 +1,13 @@
 // Plumbing of the sign-in tests: the HTTP transport with --oauth in front of the sandbox, an SDK v2
 // OAuthClientProvider kept in memory, the consent page answered over HTTP as a browser would post it,
 // and a local https server for client metadata documents (its certificate is a test fixture).
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { OAuthClientMetadata, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { createDispatcher } from "../src/clients/http.js";
-import type { UpstreamSettings } from "../src/config.js";
+import type { HttpSettings, UpstreamSettings } from "../src/config.js";
 import { OAuthServer, type OAuthSettings } from "../src/oauth/index.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { memoryStore, type SharedStore } from "../src/state/store.js";
@@ -33,6 +34,8 @@ export interface OAuthHarnessOptions {
   secrets?: string[];
   tools?: ReadonlySet<string>;
   store?: SharedStore;
+  /** Settings of the HTTP transport beside --oauth. */
+  httpOverrides?: Partial<HttpSettings>;
   /** The upstream the server calls (default: the sandbox). */
   upstream?: Partial<UpstreamSettings>;
 }
@@ -62,7 +65,7 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
   });
   const http = await serveHttp(
     perUserServers(env, dispatcher, tools),
-    { ...httpSettings(options.argv), oauth: true, oauthSecret: TEST_SECRET },
+    { ...httpSettings(options.argv), oauth: true, oauthSecret: TEST_SECRET, ...options.httpOverrides },
     () => [],
     (publicUrl) => new OAuthServer(settings(publicUrl)),
   );
@@ -236,4 +239,108 @@ export async function startMetadataHost(
         server.close(() => resolve());
       }),
   };
+}
+
+export interface HandFlow {
+  clientId: string;
+  redirectUri: string;
+  verifier: string;
+  challenge: string;
+  authorizationUrl: URL;
+}
+
+/** Registers a public client by DCR and builds its authorization URL, PKCE S256, as a client would. */
+export async function startFlow(
+  origin: string,
+  { redirectUri = "http://127.0.0.1:53682/callback", name = "Hand client" } = {},
+): Promise<HandFlow> {
+  const registered = await fetch(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      redirect_uris: [redirectUri],
+      client_name: name,
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const authorizationUrl = new URL(`${origin}/authorize`);
+  for (const [key, value] of Object.entries({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "state-1",
+    resource: `${origin}/mcp`,
+  })) {
+    authorizationUrl.searchParams.set(key, value);
+  }
+  return { clientId, redirectUri, verifier, challenge, authorizationUrl };
+}
+
+/** POSTs a form to the token or revocation endpoint; the status and the parsed JSON (or undefined). */
+export async function postForm(
+  url: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> | undefined; headers: Headers }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: string;
+}
+
+/** The whole flow by hand: register, consent, code for tokens. */
+export async function signInByHand(
+  origin: string,
+  choice: Choice,
+): Promise<{ flow: HandFlow; tokens: Tokens }> {
+  const flow = await startFlow(origin);
+  const callback = await consent(origin, flow.authorizationUrl, choice);
+  const answer = await postForm(`${origin}/token`, {
+    grant_type: "authorization_code",
+    code: callback.get("code") ?? "",
+    redirect_uri: flow.redirectUri,
+    code_verifier: flow.verifier,
+    client_id: flow.clientId,
+    resource: `${origin}/mcp`,
+  });
+  if (answer.status !== 200)
+    throw new Error(`token answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return { flow, tokens: answer.body as unknown as Tokens };
+}
+
+/** One JSON-RPC POST to /mcp in the 2025 stateless style of a raw client: status, headers and body text. */
+export async function rawMcp(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
 }
