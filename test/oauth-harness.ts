@@ -34,6 +34,9 @@ export interface OAuthHarnessOptions {
   secrets?: string[];
   tools?: ReadonlySet<string>;
   store?: SharedStore;
+  /** Whether client metadata may come from loopback (default: yes, the tests' https host is there). */
+  allowPrivateMetadata?: boolean;
+  metadataTimeoutMs?: number;
   /** Settings of the HTTP transport beside --oauth. */
   httpOverrides?: Partial<HttpSettings>;
   /** The upstream the server calls (default: the sandbox). */
@@ -60,8 +63,9 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     upstream: env,
     dispatcher,
     serverTools: tools,
-    allowPrivateMetadata: true,
+    allowPrivateMetadata: options.allowPrivateMetadata ?? true,
     metadataTls: { ca: CA },
+    metadataTimeoutMs: options.metadataTimeoutMs,
   });
   const http = await serveHttp(
     perUserServers(env, dispatcher, tools),

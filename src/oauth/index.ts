@@ -31,6 +31,8 @@ export interface OAuthSettings {
   demoKey?: string;
   /** TLS options of client metadata fetches (tests: a local certificate authority). */
   metadataTls?: MetadataFetcherOptions["tls"];
+  /** Bound on a client metadata fetch (default METADATA_TIMEOUT_MS). */
+  metadataTimeoutMs?: number;
 }
 
 /** A refusal of /mcp: 401 with the challenge that leads a client to sign in. */
@@ -76,6 +78,7 @@ export class OAuthServer {
     this.documents = new MetadataFetcher({
       allowPrivate: settings.allowPrivateMetadata,
       tls: settings.metadataTls,
+      timeoutMs: settings.metadataTimeoutMs,
     });
     this.clients = new ClientDirectory(keys, this.documents);
     const audience = { issuer: this.issuer, resource: this.resource };

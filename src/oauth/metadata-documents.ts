@@ -167,8 +167,9 @@ export class MetadataFetcher {
           `the client's metadata document is larger than ${METADATA_MAX_BYTES} bytes`,
         );
       }
+      const timedOut = (error as Error).name === "TimeoutError";
       throw new MetadataDocumentError(
-        `the client's metadata document could not be fetched (${code ?? "timeout"})`,
+        `the client's metadata document could not be fetched (${timedOut ? `no answer within ${this.timeoutMs} ms` : (code ?? "error")})`,
       );
     }
     const text = await readCapped(answer);

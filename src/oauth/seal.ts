@@ -1,7 +1,7 @@
 // The operator's secrets as keys, and everything sealed or signed with them: access tokens (JWE, so the
 // person's key inside is unreadable to the client), sealed credentials in the store, and the client ids
 // registration hands out (JWS, so registration keeps no state). jose does the cryptography.
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { CompactEncrypt, compactDecrypt, EncryptJWT, errors, jwtDecrypt, jwtVerify, SignJWT } from "jose";
 import type { GrantCredentials } from "./grant.js";
 
@@ -92,14 +92,19 @@ export async function openAccessToken(
   }
 }
 
+/** A value sealed or signed under a secret that is not (or no longer) among the server's. */
+class UnknownKey extends Error {}
+
 function keyOf(keys: Keyring, kid: unknown): Key {
   const key = keys.find(kid);
-  if (!key) throw new TokenRefused("it was sealed under a secret this server no longer holds");
+  if (!key) throw new UnknownKey();
   return key;
 }
 
 function refusal(error: unknown, what: string): TokenRefused {
   if (error instanceof TokenRefused) return error;
+  if (error instanceof UnknownKey)
+    return new TokenRefused(`the ${what} was sealed under a secret this server no longer holds`);
   if (error instanceof errors.JWTExpired) return new TokenRefused(`the ${what} has expired`);
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === "aud") {
     return new TokenRefused(`the ${what} was issued for another resource`);
@@ -135,8 +140,10 @@ export async function unseal(keys: Keyring, sealed: string): Promise<string> {
 /** A registered client's id: its metadata signed (JWS HS256), so that any replica can read it back. */
 export async function signClientId(keys: Keyring, metadata: Record<string, unknown>): Promise<string> {
   const { kid, sign } = keys.current;
+  // A random id of its own: two registrations of the same metadata get two clients (and two secrets).
   return new SignJWT({ ...metadata })
     .setProtectedHeader({ alg: "HS256", kid, typ: "client-id+jwt" })
+    .setJti(randomBytes(12).toString("base64url"))
     .setIssuedAt()
     .sign(sign);
 }
