@@ -6,6 +6,7 @@ import type { Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config.js";
 import { log } from "../log.js";
 import type { SharedStore } from "../state/store.js";
+import { OAuthChallenge } from "./challenge.js";
 import { ClientDirectory, OAuthFailure } from "./clients.js";
 import { ConsentFlow } from "./consent.js";
 import type { AuthorizedGrant } from "./grant.js";
@@ -14,6 +15,7 @@ import { MetadataFetcher, type MetadataFetcherOptions } from "./metadata-documen
 import { Keyring, TokenRefused } from "./seal.js";
 import { TokenService } from "./tokens.js";
 
+export { OAuthChallenge } from "./challenge.js";
 export type { AuthorizedGrant } from "./grant.js";
 export { grantSettings } from "./grant.js";
 
@@ -33,16 +35,6 @@ export interface OAuthSettings {
   metadataTls?: MetadataFetcherOptions["tls"];
   /** Bound on a client metadata fetch (default METADATA_TIMEOUT_MS). */
   metadataTimeoutMs?: number;
-}
-
-/** A refusal of /mcp: 401 with the challenge that leads a client to sign in. */
-export class OAuthChallenge extends Error {
-  constructor(
-    readonly error: string | undefined,
-    description: string,
-  ) {
-    super(description);
-  }
 }
 
 const PRM_PATHS = new Set([
