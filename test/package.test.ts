@@ -21,6 +21,16 @@ describe("package.json and server.json", () => {
     expect(server.description.length).toBeLessThanOrEqual(100);
   });
 
+  it("list the hosted form as a streamable-http remote at a deployment's own host", () => {
+    expect(server.remotes).toEqual([
+      {
+        type: "streamable-http",
+        url: "https://{host}/mcp",
+        variables: { host: { description: expect.stringContaining("--oauth"), isRequired: true } },
+      },
+    ]);
+  });
+
   it("ship only what runs, on Node 20.18 or later", () => {
     expect(pkg.files).toEqual(["dist", "README.md", "LICENSE", "server.json"]);
     expect(pkg.engines).toEqual({ node: ">=20.18" });
