@@ -37,6 +37,18 @@ const inlinePackageFacts = {
   },
 };
 
+/** The extension runs over stdio: sign-in (--oauth, HTTP only) and its libraries are left out. */
+const noSignIn = {
+  name: "no-sign-in",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]oauth[\\/]index\.ts$/ }, () => ({
+      contents:
+        'export class OAuthServer { constructor() { throw new Error("--oauth is not in the Claude Desktop extension, which serves stdio"); } }',
+      loader: "ts",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
   await build({
@@ -50,7 +62,7 @@ try {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts, zodEnglishOnly],
+    plugins: [inlinePackageFacts, zodEnglishOnly, noSignIn],
     // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
     define: { __REPORT_VIEW_HTML__: JSON.stringify(readFileSync(VIEW_FILE, "utf8")) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.

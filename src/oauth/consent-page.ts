@@ -67,7 +67,8 @@ export function consentHeaders(nonce: string, redirectUri: string): Record<strin
     ].join("; "),
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    // Not no-referrer: with it a browser posts the form with Origin: null, and the server checks Origin.
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
   };
 }
