@@ -736,6 +736,13 @@ export function assertOAuthSettings(config: Config): void {
       "transport",
     ]);
   }
+  const publicUrl = config.http.publicUrl;
+  if (publicUrl !== undefined && new URL(publicUrl).pathname !== "/") {
+    throw new ConfigError(
+      `--public-url is the origin clients reach the server at (scheme, host and port), without a path: got "${publicUrl}"`,
+      ["http.publicUrl"],
+    );
+  }
   if (oauthSecret === undefined) {
     if (config.demo) return;
     throw new ConfigError(

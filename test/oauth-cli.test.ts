@@ -46,6 +46,11 @@ describe("settings --oauth cannot use", () => {
     ],
     [["--oauth", "--demo"], {}, "--oauth signs in clients of the HTTP transport: add --transport http"],
     [
+      ["--transport", "http", "--oauth", "--demo", "--public-url", "https://mcp.example.com/team"],
+      {},
+      '--public-url is the origin clients reach the server at (scheme, host and port), without a path: got "https://mcp.example.com/team"',
+    ],
+    [
       ["--transport", "http", "--oauth", "--host", "0.0.0.0", "--allowed-hosts", "mcp.example.com"],
       { MCP_OAUTH_SECRET: "s".repeat(40) },
       "--host 0.0.0.0 is beyond loopback: with --oauth, give --public-url, the origin clients reach this server at",

@@ -2,9 +2,10 @@
 // page as a browser meets it: what it shows, the key checked against the APIs, and the choices made
 // there (default projects, write permission) reaching the calls made with the token.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../src/sandbox/index.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { logLines } from "./log-capture.js";
 import {
   fieldOf,
   type OAuthHarness,
@@ -21,6 +22,12 @@ beforeAll(async () => {
   server = await startOAuth();
 });
 afterAll(() => server.close());
+// No key, right or wrong, reaches a log line.
+afterEach(() => {
+  const logged = logLines().join("");
+  expect(logged).not.toContain(SANDBOX_API_KEY);
+  expect(logged).not.toContain("not-a-key");
+});
 
 async function connectWith(headers: Record<string, string>): Promise<Client> {
   const client = new Client({ name: "token-test", version: "1.0.0" });
@@ -206,6 +213,28 @@ describe("the consent page", () => {
       );
     } finally {
       await client.close();
+    }
+  });
+
+  it("with --stateless, every request stands alone and still carries its grant's key", async () => {
+    const stateless = await startOAuth({ argv: ["--stateless"] });
+    try {
+      const { tokens } = await signInByHand(stateless.origin, { workspaceKey: SANDBOX_API_KEY });
+      const client = new Client({ name: "stateless-token", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(stateless.url), {
+          requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } },
+        }),
+      );
+      try {
+        stateless.sandbox.requests.length = 0;
+        expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+        expect(stateless.sandbox.requests.map((r) => r.headers["x-api-key"])).toEqual([SANDBOX_API_KEY]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await stateless.close();
     }
   });
 
