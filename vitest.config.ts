@@ -7,6 +7,7 @@ import { defineConfig } from "vitest/config";
 
 const E2E = [
   "test/http-*.test.ts",
+  "test/oauth-*.test.ts",
   "test/hostile-input.test.ts",
   "test/key-scrub.test.ts",
   "test/resilience-cancel.test.ts",

@@ -240,9 +240,12 @@ export class HttpMcpDriver implements McpDriver {
     connections = 64,
     pool?: Pool,
     era: Era = "legacy",
+    /** Sent with every request (credentials: X-API-KEY, or an access token). */
+    extraHeaders: Record<string, string> = {},
   ): Promise<HttpMcpDriver> {
     const { origin, pathname } = new URL(url);
     const driver = new HttpMcpDriver(pool ?? new Pool(origin, { connections, pipelining: 1 }), pathname, era);
+    driver.headers = { ...driver.headers, ...extraHeaders };
     if (era === "legacy") await driver.initialize();
     return driver;
   }

@@ -114,10 +114,14 @@ export function startBareHttpServer(
 export async function startListening(
   upstreamUrl: string,
   argsFor: (port: string) => string[],
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<HttpServerUnderTest> {
   const port = await freePort();
   const args = argsFor(String(port));
-  const child = spawn(process.execPath, args, { env: serverEnv(upstreamUrl), stdio: "ignore" });
+  const child = spawn(process.execPath, args, {
+    env: { ...serverEnv(upstreamUrl), ...extraEnv },
+    stdio: "ignore",
+  });
   const deadline = Date.now() + 10_000;
   while (!(await portOpen(port))) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);

@@ -38,9 +38,21 @@ export async function createTelemetry() {
   },
 };
 
+/** The extension runs over stdio: sign-in (--oauth, HTTP only) and its libraries are left out. */
+const noSignIn = {
+  name: "no-sign-in",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]oauth[\\/]index\.ts$/ }, () => ({
+      contents:
+        'export class OAuthServer { constructor() { throw new Error("--oauth is not in the Claude Desktop extension, which serves stdio"); } }',
+      loader: "ts",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
-  await bundleOneFile(join(stage, ENTRY_POINT), [withoutTelemetrySdk]);
+  await bundleOneFile(join(stage, ENTRY_POINT), [withoutTelemetrySdk, noSignIn]);
   writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(buildManifest(pkg, listing), null, 2)}\n`);
   copyFileSync(join(root, "LICENSE"), join(stage, "LICENSE"));
 

@@ -5,9 +5,11 @@ import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
 import {
+  assertOAuthSettings,
   type Config,
   ConfigError,
   helpLinesOf,
+  list,
   parseCommandLine,
   type UpstreamSettings,
   USAGE,
@@ -22,14 +24,46 @@ import {
   problemsText,
   transportAskedFor,
 } from "./settings-problems.js";
-import { memoryStore } from "./state/store.js";
+import { memoryStore, type SharedStore } from "./state/store.js";
 import { startTelemetry, stopTelemetry, TelemetryConfigError } from "./telemetry/index.js";
 import { ALL_TOOL_NAMES } from "./tools/register.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
+import type { OAuthFactory } from "./transports/http.js";
 import type { RunningTransport } from "./transports/stdio.js";
 import { unsetSettingsLine } from "./unset-settings.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+
+/** The authorization server of --oauth, given the store its grants are kept in. */
+async function oauthFactoryFor(
+  config: Config,
+  dispatcher: Dispatcher,
+  tools: ReadonlySet<string>,
+  store: SharedStore,
+): Promise<OAuthFactory | undefined> {
+  if (!config.http.oauth) return undefined;
+  const { OAuthServer } = await import("./oauth/index.js");
+  let secrets = list(config.http.oauthSecret) ?? [];
+  if (secrets.length === 0) {
+    // Only --demo gets here (the configuration requires a secret otherwise): sign-ins end with the process.
+    secrets = [randomBytes(32).toString("base64url")];
+    log(
+      "notice",
+      "--demo --oauth: sign-ins are sealed under a secret made for this process; a restart signs everyone out",
+    );
+  }
+  return (publicUrl) =>
+    new OAuthServer({
+      secrets,
+      publicUrl,
+      store,
+      upstream: config.upstream,
+      dispatcher,
+      serverTools: tools,
+      allowPrivateMetadata: config.http.oauthAllowPrivateMetadata,
+      demoKey: config.demo ? config.upstream.workspaceApiKey : undefined,
+    });
+}
 
 interface RunningSandbox {
   /** The upstream settings the sandbox stands in for: its own key, URLs and default projects. */
@@ -67,10 +101,11 @@ async function startHttp(
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream)).catch(
+  const oauth = await oauthFactoryFor(config, dispatcher, tools, memoryStore());
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), oauth).catch(
     (error: NodeJS.ErrnoException) => exitIfPortTaken(config, error),
   );
-  log("info", "listening", { url: http.url, stateless: config.http.stateless });
+  log("info", "listening", { url: http.url, stateless: config.http.stateless, oauth: config.http.oauth });
   if (config.demo) {
     process.stderr.write(
       `\nDemo server ready at ${http.url}\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector (before Node 22.19: @modelcontextprotocol/inspector@1.0.3)\n  then choose Transport "Streamable HTTP" and URL ${http.url}\n\n`,
@@ -210,6 +245,7 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = command;
+  orExitOnConfigError(() => assertOAuthSettings(config));
   if (config.transport === "http") orExitOnConfigError(() => assertSafeBinding(config.http));
   const tools = settingsOrProblem(() => selectTools(config.tools));
   if (tools instanceof ConfigError) return serveProblems(tools, argv);

@@ -67,6 +67,14 @@ export interface HttpSettings {
   keepAliveTimeoutMs: number;
   /** Sessions one API key (X-API-KEY, or the environment's) may hold open. */
   maxSessionsPerKey: number;
+  // Sign-in (src/oauth/): the server is its own OAuth 2.1 authorization server for /mcp.
+  oauth: boolean;
+  /** Secrets sealing grants and tokens, comma-separated: the first seals, every one opens (rotation). */
+  oauthSecret?: string;
+  /** The origin clients reach this server at; undefined: http://host:port as bound. */
+  publicUrl?: string;
+  /** Fetch client metadata documents from loopback and private addresses too (tests only). */
+  oauthAllowPrivateMetadata: boolean;
 }
 
 export interface ToolSelection {
@@ -577,6 +585,39 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     section: "Telemetry options",
     help: "record tool arguments and results on spans; API keys stay redacted",
   },
+  "http.oauth": {
+    flag: "oauth",
+    env: "MCP_OAUTH",
+    kind: onOff,
+    default: false,
+    section: "HTTP options",
+    help: "sign-in by OAuth 2.1: clients ask each person for an API key once",
+  },
+  "http.oauthSecret": {
+    flag: "oauth-secret-file",
+    env: "MCP_OAUTH_SECRET",
+    secret: true,
+    kind: plainText("<path>"),
+    default: undefined,
+    section: "HTTP options",
+    help: "secrets sealing sign-ins, comma-separated: the first seals, all open",
+  },
+  "http.publicUrl": {
+    flag: "public-url",
+    env: "MCP_PUBLIC_URL",
+    kind: url,
+    default: new Derived("http://<host>:<port>", () => undefined),
+    section: "HTTP options",
+    help: "the origin clients reach this server at, for sign-in",
+  },
+  "http.oauthAllowPrivateMetadata": {
+    flag: "oauth-allow-private-metadata",
+    env: "MCP_OAUTH_ALLOW_PRIVATE_METADATA",
+    kind: onOff,
+    default: false,
+    section: "HTTP options",
+    help: "fetch client metadata from private addresses, for tests only",
+  },
 };
 
 /** One setting of the table, with the Config field it sets. */
@@ -740,6 +781,44 @@ function readConfig(flags: FlagValues, env: Env): Config {
     );
   }
   return config;
+}
+
+/** The shortest secret --oauth accepts: 32 characters, about 190 bits when random. */
+export const MIN_OAUTH_SECRET_LENGTH = 32;
+
+/**
+ * Checked when the server starts: --oauth serves HTTP only, and needs a secret (a sandbox makes its
+ * own), each at least MIN_OAUTH_SECRET_LENGTH long.
+ */
+export function assertOAuthSettings(config: Config): void {
+  const { oauth, oauthSecret } = config.http;
+  if (!oauth) return;
+  if (config.transport !== "http") {
+    throw new ConfigError("--oauth signs in clients of the HTTP transport: add --transport http", [
+      "transport",
+    ]);
+  }
+  const publicUrl = config.http.publicUrl;
+  if (publicUrl !== undefined && new URL(publicUrl).pathname !== "/") {
+    throw new ConfigError(
+      `--public-url is the origin clients reach the server at (scheme, host and port), without a path: got "${publicUrl}"`,
+      ["http.publicUrl"],
+    );
+  }
+  if (oauthSecret === undefined) {
+    if (config.demo) return;
+    throw new ConfigError(
+      `--oauth needs a secret: set MCP_OAUTH_SECRET or --oauth-secret-file (random, at least ${MIN_OAUTH_SECRET_LENGTH} characters)`,
+      ["http.oauthSecret"],
+    );
+  }
+  const secrets = list(oauthSecret) ?? [];
+  if (secrets.length === 0 || secrets.some((secret) => secret.length < MIN_OAUTH_SECRET_LENGTH)) {
+    throw new ConfigError(
+      `the OAuth secret must be a comma-separated list of secrets of at least ${MIN_OAUTH_SECRET_LENGTH} characters each`,
+      ["http.oauthSecret"],
+    );
+  }
 }
 
 export function parseCommandLine(argv: string[], env: Env): CliCommand {

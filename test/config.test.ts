@@ -35,6 +35,10 @@ describe("configuration", () => {
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       maxSessionsPerKey: 100,
+      oauth: false,
+      oauthSecret: undefined,
+      publicUrl: undefined,
+      oauthAllowPrivateMetadata: false,
     });
     expect(config.upstream).toEqual({
       timeoutMs: 30_000,
@@ -225,6 +229,7 @@ describe("the settings table", () => {
       ["WORKSPACE_API_KEY", undefined],
       ["ANALYTICS_API_KEY", undefined],
       ["MCP_AUTH_TOKEN", "auth-token-file"],
+      ["MCP_OAUTH_SECRET", "oauth-secret-file"],
     ]);
   });
 

@@ -34,6 +34,20 @@ describe("package.json and server.json", () => {
     expect(Object.keys(pkg.allowScripts).sort()).toEqual(scripted);
   });
 
+  it("list the hosted form as a streamable-http remote at a deployment's own host", () => {
+    expect(server.remotes).toMatchObject([
+      {
+        type: "streamable-http",
+        url: "https://{host}/mcp",
+        variables: { host: { description: expect.stringContaining("--oauth"), isRequired: true } },
+      },
+    ]);
+    // Signed in by OAuth, a client sends no header: none of them is required.
+    expect(server.remotes[0].headers.filter((header: { isRequired?: boolean }) => header.isRequired)).toEqual(
+      [],
+    );
+  });
+
   it("ship only what runs, on Node 20.18 or later", () => {
     expect(pkg.files).toEqual(["dist", "README.md", "LICENSE", "server.json"]);
     expect(pkg.engines).toEqual({ node: ">=20.18" });

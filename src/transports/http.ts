@@ -9,6 +9,9 @@ import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { HttpSettings } from "../config.js";
 import { excerpt } from "../excerpt.js";
 import { log, logs } from "../log.js";
+import { OAuthChallenge } from "../oauth/challenge.js";
+import type { AuthorizedGrant } from "../oauth/grant.js";
+import type { OAuthServer } from "../oauth/index.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
 import { createGuards } from "./http/guards.js";
@@ -16,7 +19,7 @@ import { ModernEndpoint } from "./http/modern.js";
 import { HttpProblem, RpcCode, sendJson, sendProblem } from "./http/replies.js";
 import { StatefulEndpoint } from "./http/sessions.js";
 import { StatelessEndpoint } from "./http/stateless.js";
-import type { RequestServer, ServerForRequest } from "./http/user-servers.js";
+import { GRANT_HEADER, type RequestServer, type ServerForRequest } from "./http/user-servers.js";
 import type { RunningTransport } from "./stdio.js";
 
 export interface RunningHttp extends RunningTransport {
@@ -129,12 +132,23 @@ function serverOptions(settings: HttpSettings) {
   };
 }
 
+/** Builds the authorization server once the public URL is known (the port may be picked at listen). */
+export type OAuthFactory = (publicUrl: string) => OAuthServer;
+
+/** The public URL's host is one clients use: it is allowed in Host as if listed in --allowed-hosts. */
+function allowedHostsOf(settings: HttpSettings): string[] {
+  if (!settings.publicUrl) return settings.allowedHosts;
+  return [...settings.allowedHosts, new URL(settings.publicUrl).hostname];
+}
+
 export async function serveHttp(
   serverForRequest: ServerForRequest,
   settings: HttpSettings,
   missingSettings: () => string[] = () => [],
+  oauthFactory?: OAuthFactory,
 ): Promise<RunningHttp> {
-  const guards = createGuards(settings);
+  const guards = createGuards({ ...settings, allowedHosts: allowedHostsOf(settings) });
+  let oauth: OAuthServer | undefined;
   const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
   const legacy = stateful ?? new StatelessEndpoint();
   const modern = new ModernEndpoint();
@@ -149,7 +163,9 @@ export async function serveHttp(
       res.writeHead(204).end();
       return;
     }
-    guards.checkToken(req);
+    let grant: AuthorizedGrant | undefined;
+    if (oauth) grant = await admit(req, oauth);
+    else guards.checkToken(req);
     if (!MCP_METHODS.includes(req.method ?? "")) {
       throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: use POST, GET or DELETE", {
         allow: MCP_METHODS.join(", "),
@@ -157,8 +173,11 @@ export async function serveHttp(
     }
     // Built from the headers on first need: a request within a session usually never needs it.
     let server: RequestServer | undefined;
+    // The grant header is the transport's own: whatever a client sent under that name is dropped.
+    delete req.headers[GRANT_HEADER];
+    if (grant) req.headers[GRANT_HEADER] = grant.grantId;
     const serverOf = () => {
-      server ??= serverForRequest(req.headers);
+      server ??= serverForRequest(req.headers, grant);
       return server;
     };
     if (req.method !== "GET") inFlight.track(res); // an event stream is ended by closing its session
@@ -170,7 +189,26 @@ export async function serveHttp(
     return modern.handle(req, res, body, serverOf);
   }
 
+  /**
+   * With --oauth: a request carrying the shared token, or X-API-KEY where no token is configured, passes
+   * as without it; one carrying an access token gets that grant; anything else gets the challenge.
+   */
+  async function admit(req: IncomingMessage, server: OAuthServer): Promise<AuthorizedGrant | undefined> {
+    if (guards.carriesToken(req)) return undefined;
+    const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+    if (bearer?.[1]) return server.verify(bearer[1]);
+    if (guards.carriesToken(req) === undefined && req.headers["x-api-key"]) return undefined;
+    throw new OAuthChallenge(
+      undefined,
+      "sign in: this server takes an OAuth access token (see its resource metadata)",
+    );
+  }
+
   function route(req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> {
+    if (oauth?.serves(facts.path)) {
+      guards.checkHost(req);
+      return oauth.handle(req, res, facts.path);
+    }
     if (facts.path === "/healthz" && req.method === "GET") {
       sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
     } else if (facts.path === "/readyz" && req.method === "GET") {
@@ -203,6 +241,10 @@ export async function serveHttp(
     }
     route(req, res, facts).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
+      if (error instanceof OAuthChallenge && oauth) {
+        const body = { error: error.error ?? "invalid_token", error_description: error.message };
+        return sendJson(res, 401, body, oauth.challengeHeaders(error));
+      }
       const message = excerpt(error instanceof Error ? error.message : String(error), 200);
       // A client gone mid-request (or cut off by a socket timeout) is nobody's fault on this side.
       if (req.destroyed) return log("debug", "request abandoned by the client", { error: message });
@@ -217,6 +259,7 @@ export async function serveHttp(
   });
   const { port } = httpServer.address() as AddressInfo;
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  oauth = oauthFactory?.(settings.publicUrl ?? `http://${host}:${port}`);
 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
@@ -238,7 +281,7 @@ export async function serveHttp(
     inFlight.drain();
     const abandoned = await inFlight.settled(graceMs);
     if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
-    await Promise.all([legacy.close(), modern.close()]);
+    await Promise.all([legacy.close(), modern.close(), oauth?.close()]);
     // A client answered during the drain may be sending its next request: let it get its 503 first.
     await inFlight.connectionsClosed(Math.min(settings.keepAliveTimeoutMs, LINGER_MS));
     httpServer.closeAllConnections();

@@ -31,7 +31,13 @@ export function assertSafeBinding(http: HttpSettings): void {
       ["http.allowedHosts"],
     );
   }
-  if (!http.authToken && !http.allowUnauthenticated) {
+  if (http.oauth && !http.publicUrl) {
+    throw new ConfigError(
+      `--host ${http.host} is beyond loopback: with --oauth, give --public-url, the origin clients reach this server at`,
+      ["http.publicUrl"],
+    );
+  }
+  if (!http.authToken && !http.allowUnauthenticated && !http.oauth) {
     throw new ConfigError(
       `--host ${http.host} is beyond loopback: set MCP_AUTH_TOKEN or --auth-token-file, or pass --allow-unauthenticated if something in front of this server authenticates`,
       ["http.authToken", "http.allowUnauthenticated"],
@@ -42,8 +48,12 @@ export function assertSafeBinding(http: HttpSettings): void {
 export interface RequestGuards {
   /** Throws a 403 HttpProblem for a Host or Origin that is not allowed. */
   checkHostAndOrigin(req: IncomingMessage): void;
+  /** Throws a 403 HttpProblem for a Host that is not allowed (the sign-in endpoints, which any origin may call). */
+  checkHost(req: IncomingMessage): void;
   /** Throws a 401 HttpProblem when a token is configured and the request does not carry it. */
   checkToken(req: IncomingMessage): void;
+  /** Whether a token is configured and the request carries it: undefined when none is configured. */
+  carriesToken(req: IncomingMessage): boolean | undefined;
   /** CORS headers for this request's Origin, or none when CORS is off or the Origin is not listed. */
   corsHeaders(req: IncomingMessage): OutgoingHttpHeaders;
 }
@@ -67,12 +77,27 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
     return allowed;
   };
 
+  const checkHost = (req: IncomingMessage) => {
+    const host = req.headers.host;
+    if (!host || !hostAllowed(host)) {
+      throw refuse(`Forbidden: Host "${excerpt(host ?? "")}" is not allowed (see --allowed-hosts)`);
+    }
+  };
+  const carriesToken = (req: IncomingMessage) => {
+    if (!tokenDigest) return undefined;
+    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+    const given = createHash("sha256")
+      .update(match?.[1] ?? "")
+      .digest();
+    return match !== null && timingSafeEqual(given, tokenDigest);
+  };
+
   return {
+    checkHost,
+    carriesToken,
+
     checkHostAndOrigin(req: IncomingMessage): void {
-      const host = req.headers.host;
-      if (!host || !hostAllowed(host)) {
-        throw refuse(`Forbidden: Host "${excerpt(host ?? "")}" is not allowed (see --allowed-hosts)`);
-      }
+      checkHost(req);
       const origin = req.headers.origin;
       if (origin === undefined || corsOrigins.has(origin)) return;
       if (!allowedHosts.has(hostnameOf(origin) ?? "")) {
@@ -81,12 +106,7 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
     },
 
     checkToken(req: IncomingMessage): void {
-      if (!tokenDigest) return;
-      const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
-      const given = createHash("sha256")
-        .update(match?.[1] ?? "")
-        .digest();
-      if (match && timingSafeEqual(given, tokenDigest)) return;
+      if (carriesToken(req) !== false) return;
       throw new HttpProblem(
         401,
         RpcCode.serverError,

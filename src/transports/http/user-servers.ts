@@ -8,6 +8,7 @@ import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
 import { ConfigError, type UpstreamSettings } from "../../config.js";
+import { type AuthorizedGrant, grantSettings } from "../../oauth/grant.js";
 import { buildServer, type ServerOptions } from "../../server.js";
 import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
@@ -26,11 +27,21 @@ export interface RequestServer {
   build(): Server;
 }
 
-/** Throws a 400 HttpProblem for a malformed header. */
-export type ServerForRequest = (headers: IncomingHttpHeaders) => RequestServer;
+/**
+ * Throws a 400 HttpProblem for a malformed header. With a grant (a request signed in by OAuth), the
+ * grant's keys and projects replace X-API-KEY, X-Project-Id and X-Workspace-Id.
+ */
+export type ServerForRequest = (headers: IncomingHttpHeaders, grant?: AuthorizedGrant) => RequestServer;
+
+/**
+ * Set by the HTTP transport itself (never taken from a client) on a request signed in by OAuth: the
+ * grant's id, so that a session opened under one grant refuses requests of any other.
+ */
+export const GRANT_HEADER = "x-mcp-oauth-grant";
 
 /** Every header that shapes a request's server (userOverrides and sessionTools read only these). */
 export const SHAPING_HEADERS = [
+  GRANT_HEADER,
   "x-api-key",
   "x-project-id",
   "x-workspace-id",
@@ -101,9 +112,13 @@ export function perUserServers(
   options: Omit<ServerOptions, "tools"> = {},
 ): ServerForRequest {
   const impliedProjects = new ImpliedProjectCache();
-  return (headers) => {
-    const overrides = userOverrides(headers);
-    const tools = toolsFor(headers, serverTools);
+  return (headers, grant) => {
+    const overrides = grant ? grantSettings(grant.credentials) : userOverrides(headers);
+    // A grant without write permission lists no tool that creates data.
+    const tools = toolsFor(
+      grant && !grant.credentials.write ? { ...headers, "x-mcp-read-only": "1" } : headers,
+      serverTools,
+    );
     let identity: string | undefined;
     let keyDigest: string | undefined;
     return {

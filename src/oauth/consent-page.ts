@@ -1,0 +1,155 @@
+// The consent page: one self-contained HTML document (no script, no outside asset), in two steps: the
+// person's API key(s), then default projects and whether the assistant may write. Every value from a
+// client is sanitized (hidden characters, markup) and HTML-escaped; the CSP allows nothing but its style.
+import { randomBytes } from "node:crypto";
+import { sanitizeText } from "../tools/sanitize.js";
+import { formActionSourceOf, returnPlaceOf } from "./redirects.js";
+
+export interface Project {
+  id: string;
+  name: string;
+}
+
+export interface ConsentView {
+  /** The pending request's id and its CSRF token, posted back as hidden fields. */
+  requestId: string;
+  csrf: string;
+  clientName?: string;
+  clientId: string;
+  redirectUri: string;
+  step: "key" | "choose";
+  /** A refusal to say on the page (a key the APIs refused, say). */
+  error?: string;
+  /** The sandbox's key, shown on a --demo server so a person can try the flow. */
+  demoKey?: string;
+  workspaceProjects?: Project[];
+  analyticsProjects?: Project[];
+  /** Whether the write tool exists on this server at all. */
+  writeOffered?: boolean;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A client's words, made safe to show: hidden characters removed, markup neutralized, length capped, escaped. */
+function shown(text: string, max = 120): string {
+  const clean = sanitizeText(text).text.replace(/\s+/g, " ").trim();
+  return escapeHtml(clean.length > max ? `${clean.slice(0, max - 1)}…` : clean);
+}
+
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f7f7f8;--fg:#1b1b1f;--card:#fff;--muted:#585862;--line:#c9c9d1;--accent:#1d4ed8;--bad:#b91c1c}
+@media (prefers-color-scheme:dark){:root{--bg:#141417;--fg:#ececf1;--card:#1e1e23;--muted:#a8a8b3;--line:#3c3c45;--accent:#8ab4ff;--bad:#ff8a8a}}
+*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,sans-serif}
+main{max-width:34rem;margin:3rem auto;padding:1.5rem 2rem;background:var(--card);border:1px solid var(--line);border-radius:12px}
+h1{font-size:1.35rem;margin:0 0 1rem}p{margin:.5rem 0}.muted{color:var(--muted);font-size:.92rem}
+label{display:block;font-weight:600;margin:1rem 0 .3rem}input[type=password],select{width:100%;padding:.55rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px}
+fieldset{border:1px solid var(--line);border-radius:8px;margin:1rem 0;padding:.5rem 1rem 1rem}legend{font-weight:600;padding:0 .3rem}
+.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}.check input{margin-top:.3rem}
+.alert{border:2px solid var(--bad);color:var(--bad);border-radius:6px;padding:.5rem .8rem;margin:1rem 0}
+.actions{display:flex;gap:.8rem;margin-top:1.5rem}button{font:inherit;padding:.55rem 1.2rem;border-radius:6px;border:1px solid var(--accent);cursor:pointer}
+button.primary{background:var(--accent);color:var(--card)}button.secondary{background:transparent;color:var(--accent)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}code{font-size:.9em}
+`;
+
+/** The page's response headers: CSP with a nonce for its one style block, no framing, no caching, no referrer. */
+export function consentHeaders(nonce: string, redirectUri: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": [
+      "default-src 'none'",
+      `style-src 'nonce-${nonce}'`,
+      // The form posts here, and its answer redirects to the client (browsers hold redirects to form-action).
+      `form-action 'self' ${formActionSourceOf(redirectUri)}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join("; "),
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    // Not no-referrer: with it a browser posts the form with Origin: null, and the server checks Origin.
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+  };
+}
+
+export function newNonce(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+function projectSelect(id: string, label: string, projects: Project[] | undefined): string {
+  if (!projects || projects.length === 0) return "";
+  const options = projects
+    .map((p) => `<option value="${escapeHtml(p.id)}">${shown(p.name, 80)}</option>`)
+    .join("");
+  return `<label for="${id}">${label}</label>
+<select id="${id}" name="${id}" aria-describedby="projects-help"><option value="">None: the assistant asks or chooses per call</option>${options}</select>`;
+}
+
+export function renderConsentPage(view: ConsentView, nonce: string): string {
+  const client = view.clientName ? shown(view.clientName) : "An unnamed application";
+  const place = shown(returnPlaceOf(view.redirectUri), 200);
+  const clientLine = view.clientId.startsWith("https://")
+    ? `<p class="muted">Its description is published at <code>${shown(view.clientId, 200)}</code>.</p>`
+    : "";
+  const error = view.error
+    ? `<div class="alert" role="alert" id="problem">${escapeHtml(view.error)}</div>`
+    : "";
+  const hidden = `<input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
+<input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">`;
+  const body =
+    view.step === "key"
+      ? `<form method="post" action="/authorize">
+${hidden}
+<label for="workspace_key">Workspace API key</label>
+<input type="password" id="workspace_key" name="workspace_key" required autocomplete="off" autofocus${view.error ? ' aria-describedby="problem"' : ""}>
+<label for="analytics_key">Analytics API key <span class="muted">(only if it differs)</span></label>
+<input type="password" id="analytics_key" name="analytics_key" autocomplete="off">
+${view.demoKey ? `<p class="muted">This is a demo server: its key is <code>${escapeHtml(view.demoKey)}</code>.</p>` : ""}
+<p class="muted">The key stays on this server, sealed; the application never sees it. It is checked with the APIs before anything is granted.</p>
+<div class="actions"><button class="primary" type="submit" name="step" value="key">Check key</button>
+<button class="secondary" type="submit" name="step" value="deny" formnovalidate>Deny</button></div>
+</form>`
+      : `<form method="post" action="/authorize">
+${hidden}
+<p>The key was accepted.</p>
+${projectSelect("workspace_project", "Default workspace project", view.workspaceProjects)}
+${projectSelect("analytics_project", "Default analytics project", view.analyticsProjects)}
+<p class="muted" id="projects-help">A default project is used when the assistant names none.</p>
+${
+  view.writeOffered
+    ? `<fieldset><legend>Permissions</legend><label class="check"><input type="checkbox" name="write" value="1"> Let the assistant add comments to tasks (tasks_comments). Without this it can only read.</label></fieldset>`
+    : ""
+}
+<div class="actions"><button class="primary" type="submit" name="step" value="allow">Allow</button>
+<button class="secondary" type="submit" name="step" value="deny">Deny</button></div>
+</form>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sign in: ${client}</title><style nonce="${nonce}">${STYLE}</style></head>
+<body><main aria-labelledby="title">
+<h1 id="title">${client} asks to use your workspace</h1>
+<p>After you answer, you are sent back to <strong>${place}</strong>.</p>
+${clientLine}${error}${body}
+</main></body></html>`;
+}
+
+/** A page for a request that cannot go back to its client (unknown client, redirect URI not registered). */
+export function renderErrorPage(message: string, nonce: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Sign-in cannot continue</title><style nonce="${nonce}">${STYLE}</style></head>
+<body><main><h1>Sign-in cannot continue</h1><div class="alert" role="alert">${escapeHtml(message)}</div>
+<p>Start the sign-in again from your assistant.</p></main></body></html>`;
+}
+
+export function errorPageHeaders(nonce: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+  };
+}
