@@ -13,6 +13,7 @@ import {
 } from "./config.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
+import { memoryStore, type SharedStore } from "./state/store.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
 import type { RunningTransport } from "./transports/stdio.js";
@@ -45,16 +46,45 @@ async function startSandboxFor(): Promise<RunningSandbox> {
   };
 }
 
+interface OpenStore {
+  store: SharedStore;
+  /** Whether it can answer now (the in-memory one always can). */
+  reachable(): boolean;
+}
+
+/**
+ * The process's one store: a Redis with --redis-url on HTTP (its client loaded only then), else memory.
+ * On stdio the setting is ignored, said once: one process serves one client there, with nothing to share.
+ */
+async function openStore(config: Config): Promise<OpenStore> {
+  const url = config.http.redisUrl;
+  if (url && config.transport === "stdio") {
+    log(
+      "warn",
+      "--redis-url is ignored on stdio: one process serves one client, and keeps its state in memory",
+    );
+  }
+  if (!url || config.transport !== "http") return { store: memoryStore(), reachable: () => true };
+  const { describeRedisUrl, redisStore } = await import("./state/redis.js");
+  const redis = redisStore(url);
+  log("info", "shared state store: redis", { redis: describeRedisUrl(url) });
+  return { store: redis, reachable: () => redis.reachable };
+}
+
 async function startHttp(
   config: Config,
   dispatcher: Dispatcher,
   tools: ReadonlySet<string>,
   options: Omit<ServerOptions, "tools">,
+  storeReachable: () => boolean,
 ): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), {
+    store: options.store,
+    storeReachable,
+  });
   log("info", "listening", { url: http.url, stateless: config.http.stateless });
   if (config.demo) {
     process.stderr.write(
@@ -68,7 +98,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
-  const options = { reportView: !config.tools.noReportView, sandboxToday: sandbox?.today };
+  const { store, reachable } = await openStore(config);
+  const options = { reportView: !config.tools.noReportView, sandboxToday: sandbox?.today, store };
   // One connection pool for every user and session.
   const dispatcher = createDispatcher(config.upstream);
   let running: RunningTransport | undefined;
@@ -83,6 +114,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     setTimeout(() => process.exit(0), graceMs + 5_000).unref();
     await running?.close(graceMs).catch(() => {});
     await sandbox?.close().catch(() => {});
+    // After the drain: the calls it let finish may still have written to the store.
+    await store.close().catch(() => {});
     // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
     await dispatcher.destroy().catch(() => {});
     log("info", "stopped", { reason });
@@ -98,7 +131,7 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     running = serveStdio(() => buildServer(upstreams, { ...options, tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    running = await startHttp(config, dispatcher, tools, options);
+    running = await startHttp(config, dispatcher, tools, options, reachable);
   }
   void running.closed.then(() => stop("transport closed"));
 }

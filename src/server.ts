@@ -13,6 +13,7 @@ import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { addPrompts } from "./prompts/index.js";
+import type { SharedStore } from "./state/store.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
@@ -54,6 +55,11 @@ export interface ServerOptions {
    * say so, and prompts count periods back from it rather than from the clock.
    */
   sandboxToday?: string;
+  /**
+   * What every server of this process (and, with --redis-url, every replica) shares: the process's one
+   * store, built by cli.ts. For single-use marks and grants that must outlive one server instance.
+   */
+  store?: SharedStore;
 }
 
 type Notify = (notification: ServerNotification) => Promise<void>;

@@ -9,6 +9,7 @@ import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { HttpSettings } from "../config.js";
 import { excerpt } from "../excerpt.js";
 import { log, logs } from "../log.js";
+import type { SharedStore } from "../state/store.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./http/body.js";
 import { createGuards } from "./http/guards.js";
@@ -26,6 +27,14 @@ export interface RunningHttp extends RunningTransport {
   sessionCount(): number;
   timerCount(): number;
   connectionCount(): Promise<number>;
+}
+
+/** What the HTTP transport is given beyond its settings. */
+export interface HttpServeOptions {
+  /** The process's shared state (cli.ts builds it once): for what /mcp's neighbours keep across requests. */
+  store?: SharedStore;
+  /** Whether the store can answer now; /readyz reports not ready while it cannot. Default: always. */
+  storeReachable?: () => boolean;
 }
 
 const MCP_METHODS = ["GET", "POST", "DELETE"];
@@ -133,7 +142,9 @@ export async function serveHttp(
   serverForRequest: ServerForRequest,
   settings: HttpSettings,
   missingSettings: () => string[] = () => [],
+  options: HttpServeOptions = {},
 ): Promise<RunningHttp> {
+  const storeReachable = options.storeReachable ?? (() => true);
   const guards = createGuards(settings);
   const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
   const legacy = stateful ?? new StatelessEndpoint();
@@ -175,8 +186,10 @@ export async function serveHttp(
       sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
     } else if (facts.path === "/readyz" && req.method === "GET") {
       const missing = missingSettings();
-      if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
-      else sendJson(res, 200, { status: "ready" });
+      const storeDown = !storeReachable();
+      if (missing.length > 0 || storeDown) {
+        sendJson(res, 503, { status: "not ready", missing, ...(storeDown && { store: "unreachable" }) });
+      } else sendJson(res, 200, { status: "ready" });
     } else if (facts.path === "/mcp") {
       return handleMcp(req, res, facts);
     } else {
