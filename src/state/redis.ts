@@ -23,11 +23,15 @@ export interface RedisStore extends SharedStore {
   readonly reachable: boolean;
 }
 
-const DEFAULTS: Required<RedisStoreOptions> = {
+/** docs/hosting.md restates these (test/store.test.ts holds it to them). */
+export const REDIS_STORE_DEFAULTS: Required<RedisStoreOptions> = {
   connectTimeoutMs: 2_000,
   commandTimeoutMs: 2_000,
   maxReconnectDelayMs: 2_000,
 };
+
+/** The first wait before reconnecting; each next one doubles, up to maxReconnectDelayMs. */
+export const FIRST_RECONNECT_DELAY_MS = 50;
 
 /** Commands waiting at once, at most: while Redis hangs, more fail at once rather than pile up. */
 const MAX_QUEUED_COMMANDS = 10_000;
@@ -54,14 +58,15 @@ function safeMessage(error: unknown): string {
  * up, calls fail fast with StoreUnavailableError (no command is queued for later).
  */
 export function redisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
-  const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = { ...DEFAULTS, ...options };
+  const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = { ...REDIS_STORE_DEFAULTS, ...options };
   const where = describeRedisUrl(url);
   const client = createClient({
     url,
     socket: {
       connectTimeout: connectTimeoutMs,
       // Forever, backing off to maxReconnectDelayMs: a Redis that comes back is used again.
-      reconnectStrategy: (retries) => Math.min(50 * 2 ** Math.min(retries, 10), maxReconnectDelayMs),
+      reconnectStrategy: (retries) =>
+        Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** Math.min(retries, 10), maxReconnectDelayMs),
     },
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
