@@ -37,6 +37,24 @@ const inlinePackageFacts = {
   },
 };
 
+// The extension serves stdio, where --redis-url is ignored: the Redis client (src/state/redis.ts) is
+// left out, and a stub says so should anything ever load it.
+const withoutRedis = {
+  name: "without-redis",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/state\/redis\.js$/ }, () => ({
+      path: "redis",
+      namespace: "without-redis",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "without-redis" }, () => ({
+      contents: `const missing = () => { throw new Error("the Claude Desktop extension has no Redis client: --redis-url needs the npm package"); };
+export const redisStore = missing;
+export const describeRedisUrl = missing;`,
+      loader: "js",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
   await build({
@@ -50,7 +68,7 @@ try {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts, zodEnglishOnly],
+    plugins: [inlinePackageFacts, zodEnglishOnly, withoutRedis],
     // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
     define: { __REPORT_VIEW_HTML__: JSON.stringify(readFileSync(VIEW_FILE, "utf8")) },
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.

@@ -70,7 +70,9 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     },
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
+    // Plain Redis: no CLIENT SETINFO (7.2+) and no Enterprise maintenance notices in the handshake.
     disableClientInfo: true,
+    maintNotifications: "disabled",
   });
   let down = false;
   let closing = false;
