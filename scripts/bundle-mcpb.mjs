@@ -50,9 +50,27 @@ const noSignIn = {
   },
 };
 
+// The extension serves stdio, where --redis-url is ignored: the Redis client (src/state/redis.ts) is
+// left out, and a stub says so should anything ever load it.
+const withoutRedis = {
+  name: "without-redis",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/state\/redis\.js$/ }, () => ({
+      path: "redis",
+      namespace: "without-redis",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "without-redis" }, () => ({
+      contents: `const missing = () => { throw new Error("the Claude Desktop extension has no Redis client: --redis-url needs the npm package"); };
+export const redisStore = missing;
+export const describeRedisUrl = missing;`,
+      loader: "js",
+    }));
+  },
+};
+
 const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
 try {
-  await bundleOneFile(join(stage, ENTRY_POINT), [withoutTelemetrySdk, noSignIn]);
+  await bundleOneFile(join(stage, ENTRY_POINT), [withoutTelemetrySdk, noSignIn, withoutRedis]);
   writeFileSync(join(stage, "manifest.json"), `${JSON.stringify(buildManifest(pkg, listing), null, 2)}\n`);
   copyFileSync(join(root, "LICENSE"), join(stage, "LICENSE"));
 

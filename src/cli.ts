@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point: flags and environment -> config -> (sandbox) -> server factory -> transport.
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
@@ -65,6 +65,18 @@ async function oauthFactoryFor(
     });
 }
 
+/**
+ * Keys that seal write confirmations: derived from the operator's secrets when given (so replicas that
+ * share MCP_OAUTH_SECRET accept each other's questions, and rotation carries over), else random per process.
+ */
+function confirmKeysOf(config: Config): Uint8Array[] {
+  const secrets = list(config.http.oauthSecret) ?? [];
+  if (secrets.length === 0) return [randomBytes(32)];
+  return secrets.map(
+    (secret) => new Uint8Array(hkdfSync("sha256", secret, "", "agent-workspace-mcp confirm-writes", 32)),
+  );
+}
+
 interface RunningSandbox {
   /** The upstream settings the sandbox stands in for: its own key, URLs and default projects. */
   upstream: Partial<UpstreamSettings>;
@@ -92,19 +104,46 @@ async function startSandboxFor(): Promise<RunningSandbox> {
   };
 }
 
+interface OpenStore {
+  store: SharedStore;
+  /** Whether it can answer now (the in-memory one always can). */
+  reachable(): boolean;
+}
+
+/**
+ * The process's one store: a Redis with --redis-url on HTTP (its client loaded only then), else memory.
+ * On stdio the setting is ignored, said once: one process serves one client there, with nothing to share.
+ */
+async function openStore(config: Config): Promise<OpenStore> {
+  const url = config.http.redisUrl;
+  if (url && config.transport === "stdio") {
+    log(
+      "warn",
+      "--redis-url is ignored on stdio: one process serves one client, and keeps its state in memory",
+    );
+  }
+  if (!url || config.transport !== "http") return { store: memoryStore(), reachable: () => true };
+  const { describeRedisUrl, redisStore } = await import("./state/redis.js");
+  const redis = redisStore(url);
+  log("info", "shared state store: redis", { redis: describeRedisUrl(url) });
+  return { store: redis, reachable: () => redis.reachable };
+}
+
 async function startHttp(
   config: Config,
   dispatcher: Dispatcher,
   tools: ReadonlySet<string>,
   options: Omit<ServerOptions, "tools">,
+  storeReachable: () => boolean,
 ): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const oauth = await oauthFactoryFor(config, dispatcher, tools, memoryStore());
-  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), oauth).catch(
-    (error: NodeJS.ErrnoException) => exitIfPortTaken(config, error),
-  );
+  const oauth = await oauthFactoryFor(config, dispatcher, tools, options.store ?? memoryStore());
+  const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), {
+    oauth,
+    storeReachable,
+  }).catch((error: NodeJS.ErrnoException) => exitIfPortTaken(config, error));
   log("info", "listening", { url: http.url, stateless: config.http.stateless, oauth: config.http.oauth });
   if (config.demo) {
     process.stderr.write(
@@ -142,12 +181,13 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
+  const { store, reachable } = await openStore(config);
   const options: Omit<ServerOptions, "tools"> = {
     reportView: !config.tools.noReportView,
     sandboxToday: sandbox?.today,
-    // One process: a random key and memory. Replicas need a shared key and a shared store (docs/confirm-writes.md).
-    confirmKeys: [randomBytes(32)],
-    store: memoryStore(),
+    // Replicas need the same keys and the same store (docs/confirm-writes.md): keys from the OAuth secret when given.
+    confirmKeys: confirmKeysOf(config),
+    store,
   };
   const unset = unsetSettingsLine(config.upstream, tools, config.transport);
   if (unset) log("warning", unset);
@@ -165,6 +205,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     setTimeout(() => process.exit(0), graceMs + 5_000).unref();
     await running?.close(graceMs).catch(() => {});
     await sandbox?.close().catch(() => {});
+    // After the drain: the calls it let finish may still have written to the store.
+    await store.close().catch(() => {});
     // Calls still waiting upstream were given their grace and have been abandoned: do not wait for them.
     await dispatcher.destroy().catch(() => {});
     // What telemetry still holds (spans of the last calls) is sent before the process ends.
@@ -182,7 +224,7 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     running = serveStdio(() => buildServer(upstreams, { ...options, tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    running = await startHttp(config, dispatcher, tools, options);
+    running = await startHttp(config, dispatcher, tools, options, reachable);
   }
   void running.closed.then(() => stop("transport closed"));
 }

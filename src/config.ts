@@ -75,6 +75,8 @@ export interface HttpSettings {
   publicUrl?: string;
   /** Fetch client metadata documents from loopback and private addresses too (tests only). */
   oauthAllowPrivateMetadata: boolean;
+  /** The Redis replicas share state in (src/state/redis.ts); none: this process keeps it in memory. */
+  redisUrl?: string;
 }
 
 export interface ToolSelection {
@@ -129,10 +131,12 @@ export type Kind<T> = {
   /** Ends the message for a malformed value: `<flag or variable> <rule>, got "<text>"`. */
   rule: string;
   parse(text: string): T | undefined;
+  /** The text as a message may quote it (default: as given); a kind whose text can hold a secret hides it. */
+  shown?(text: string): string;
 } & (
   | { name: "integer"; min: number; max: number }
   | { name: "choice"; words: readonly string[] }
-  | { name: "switch" | "list" | "url" | "uuid" | "text" }
+  | { name: "switch" | "list" | "url" | "uuid" | "text" | "redis-url" }
 );
 
 /** A whole number within [min, max]. */
@@ -198,6 +202,30 @@ const onOff: Kind<boolean> = {
 // A list is never malformed; a text only when a flag gives it empty.
 const commaList: Kind<string[]> = { name: "list", arg: "<list>", rule: "must be a list", parse: list };
 const url: Kind<string> = { name: "url", arg: "<url>", rule: "must be an http(s) URL", parse: httpUrl };
+/** A redis:// or rediss:// URL with a host; its user name and password may ride in it. */
+function redisUrl(text: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return undefined;
+  }
+  return (parsed.protocol === "redis:" || parsed.protocol === "rediss:") && parsed.hostname
+    ? text
+    : undefined;
+}
+
+/** Everything up to a URL's last "@" (user name and password) replaced, whether or not the URL parses. */
+export const withoutCredentials = (text: string) =>
+  text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, (_, scheme: string | undefined) => `${scheme ?? ""}***@`);
+
+const redis: Kind<string> = {
+  name: "redis-url",
+  arg: "<url>",
+  rule: "must be a redis:// or rediss:// URL with a host",
+  parse: redisUrl,
+  shown: withoutCredentials,
+};
 const uuid: Kind<string> = {
   name: "uuid",
   arg: "<uuid>",
@@ -553,6 +581,14 @@ const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     section: "HTTP options",
     help: "a whole request, body included, must arrive within this",
   },
+  "http.redisUrl": {
+    flag: "redis-url",
+    env: "MCP_REDIS_URL",
+    kind: redis,
+    default: undefined,
+    section: "HTTP options",
+    help: "Redis URL replicas share sign-ins and confirmations through",
+  },
   "http.keepAliveTimeoutMs": {
     flag: "keep-alive-timeout-ms",
     env: "MCP_KEEP_ALIVE_TIMEOUT_MS",
@@ -731,7 +767,8 @@ function readSetting(setting: Setting, flags: FlagValues, env: Env): { value: un
   }
   const value = setting.kind.parse(text);
   if (value === undefined) {
-    throw new ConfigError(`${source} ${setting.kind.rule}, got "${text}"`, [setting.key]);
+    const shown = setting.kind.shown?.(text) ?? text;
+    throw new ConfigError(`${source} ${setting.kind.rule}, got "${shown}"`, [setting.key]);
   }
   return { value, source };
 }
@@ -779,6 +816,16 @@ function readConfig(flags: FlagValues, env: Env): Config {
       `${named("telemetry.metricsPort")} (${metricsPort}) must differ from ${named("http.port")}: metrics have a listener of their own`,
       ["telemetry.metricsPort", "http.port"],
     );
+  }
+  // A flag's value shows in the process list: a password goes in the variable instead.
+  if (config.http.redisUrl && sources.get("http.redisUrl") === "--redis-url") {
+    const { username, password } = new URL(config.http.redisUrl);
+    if (username || password) {
+      throw new ConfigError(
+        "--redis-url must not carry a user name or password (the process list shows flags): give that URL in MCP_REDIS_URL",
+        ["http.redisUrl"],
+      );
+    }
   }
   return config;
 }

@@ -66,7 +66,10 @@ export interface ServerOptions {
    * Default: 32 random bytes per process.
    */
   confirmKeys?: readonly Uint8Array[];
-  /** State every replica must see the same (the single-use marks of confirmations). Default: one per process. */
+  /**
+   * What every server of this process (and, with --redis-url, every replica) shares: the process's one
+   * store, built by cli.ts: the single-use marks of confirmations. Default: one per process.
+   */
   store?: SharedStore;
 }
 

@@ -276,6 +276,12 @@ function samples(setting: Setting): { text: string; value: unknown; other: strin
       return { text: PROJECT, value: PROJECT, other: "22222222-2222-4222-8222-222222222222" };
     case "text":
       return { text: " one ", value: "one", other: "two" };
+    case "redis-url":
+      return {
+        text: " redis://cache.example:6380/2 ",
+        value: "redis://cache.example:6380/2",
+        other: "rediss://two.example",
+      };
   }
 }
 
@@ -324,6 +330,8 @@ function malformed({ kind }: Setting): { bad: string; must: string } | undefined
       return { bad: "ftp://files.example", must: "must be an http(s) URL" };
     case "uuid":
       return { bad: "11111111-1111", must: "must be a uuid" };
+    case "redis-url":
+      return { bad: "http://cache.example:6379", must: "must be a redis:// or rediss:// URL with a host" };
     default:
       return undefined;
   }
@@ -382,5 +390,40 @@ describe("values checked against each other", () => {
     expect(() => serve(["--auth-token-file", empty])).toThrow(
       new ConfigError(`--auth-token-file: "${empty}" is empty`, ["http.authToken"]),
     );
+  });
+});
+
+describe("--redis-url / MCP_REDIS_URL", () => {
+  const PASSWORD = "hunter2-redis-pass";
+
+  it("takes redis:// and rediss:// URLs, credentials and database included, from the variable", () => {
+    const url = `rediss://mcp:${PASSWORD}@cache.example:6380/3`;
+    expect(serve([], { MCP_REDIS_URL: url }).http.redisUrl).toBe(url);
+    expect(serve(["--redis-url", "redis://127.0.0.1:6379"]).http.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(serve([]).http.redisUrl).toBeUndefined();
+  });
+
+  it("quotes a malformed URL without what comes before its last @, parsable or not", () => {
+    const rule = "must be a redis:// or rediss:// URL with a host";
+    expect(() => serve([], { MCP_REDIS_URL: `http://mcp:${PASSWORD}@cache.example` })).toThrow(
+      new ConfigError(`MCP_REDIS_URL ${rule}, got "http://***@cache.example"`, ["http.redisUrl"]),
+    );
+    expect(() => serve([], { MCP_REDIS_URL: `redis//:${PASSWORD}@cache@example` })).toThrow(
+      new ConfigError(`MCP_REDIS_URL ${rule}, got "***@example"`, ["http.redisUrl"]),
+    );
+    expect(() => serve(["--redis-url", `redis://:${PASSWORD}@`])).toThrow(
+      new ConfigError(`--redis-url ${rule}, got "redis://***@"`, ["http.redisUrl"]),
+    );
+  });
+
+  it("refuses credentials in the flag, whose value the process list shows, without quoting them", () => {
+    for (const url of [`redis://:${PASSWORD}@cache.example`, `redis://mcp:${PASSWORD}@cache.example`]) {
+      expect(() => serve(["--redis-url", url])).toThrow(
+        new ConfigError(
+          "--redis-url must not carry a user name or password (the process list shows flags): give that URL in MCP_REDIS_URL",
+          ["http.redisUrl"],
+        ),
+      );
+    }
   });
 });

@@ -71,7 +71,7 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     perUserServers(env, dispatcher, tools),
     { ...httpSettings(options.argv), oauth: true, oauthSecret: TEST_SECRET, ...options.httpOverrides },
     () => [],
-    (publicUrl) => new OAuthServer(settings(publicUrl)),
+    { oauth: (publicUrl) => new OAuthServer(settings(publicUrl)) },
   );
   const origin = new URL(http.url).origin;
   return {

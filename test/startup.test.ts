@@ -1,5 +1,5 @@
 // The built server, spawned: the tool selection is checked before it serves anything, applied over
-// stdio, and LOG_LEVEL decides what reaches stderr.
+// stdio, LOG_LEVEL decides what reaches stderr, and --redis-url is ignored on stdio.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
@@ -91,5 +91,35 @@ describe("stderr logging", () => {
       { time: expect.any(String), level: "error", message: "tool call failed", tool: "whoami", status: 503 },
     ]);
     expect(session.stderr()).not.toContain(key);
+  });
+});
+
+describe("--redis-url on stdio", () => {
+  it("is ignored with one warning that quotes no URL; the tools are served from memory", async () => {
+    const password = "stdio-redis-pass-77";
+    // Nothing listens on port 9: were the URL used, the warning would be about an unreachable store.
+    const session = stdioSession(["--demo"], { MCP_REDIS_URL: `redis://:${password}@127.0.0.1:9` });
+    await session.client.connect(session.transport);
+    try {
+      expect((await session.client.listTools()).tools).toHaveLength(14);
+      expect((await session.client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await session.client.close();
+    }
+    const lines = session
+      .stderr()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.level === "warning")).toEqual([
+      {
+        time: expect.any(String),
+        level: "warning",
+        message:
+          "--redis-url is ignored on stdio: one process serves one client, and keeps its state in memory",
+      },
+    ]);
+    expect(session.stderr()).not.toContain(password);
+    expect(session.stderr()).not.toContain("shared state store");
   });
 });

@@ -71,3 +71,13 @@ export function memoryStore(now: () => number = Date.now): SharedStore {
     },
   };
 }
+
+/**
+ * The shared store (Redis) could not answer: unreachable, refused our credentials, or slower than its
+ * bound. Callers answer it as a temporary failure ("try again shortly"); the message names no address.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`the shared state store (Redis) is unavailable: ${reason}; try again shortly`, options);
+  }
+}

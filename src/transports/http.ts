@@ -31,6 +31,14 @@ export interface RunningHttp extends RunningTransport {
   connectionCount(): Promise<number>;
 }
 
+/** What the HTTP transport is given beyond its settings. */
+export interface HttpServeOptions {
+  /** Sign-in (--oauth): builds the authorization server once the public URL is known. */
+  oauth?: OAuthFactory;
+  /** Whether the store can answer now; /readyz reports not ready while it cannot. Default: always. */
+  storeReachable?: () => boolean;
+}
+
 const MCP_METHODS = ["GET", "POST", "DELETE"];
 
 const headerOf = (req: IncomingMessage, name: string) => {
@@ -145,8 +153,9 @@ export async function serveHttp(
   serverForRequest: ServerForRequest,
   settings: HttpSettings,
   missingSettings: () => string[] = () => [],
-  oauthFactory?: OAuthFactory,
+  options: HttpServeOptions = {},
 ): Promise<RunningHttp> {
+  const storeReachable = options.storeReachable ?? (() => true);
   const guards = createGuards({ ...settings, allowedHosts: allowedHostsOf(settings) });
   let oauth: OAuthServer | undefined;
   const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
@@ -213,8 +222,10 @@ export async function serveHttp(
       sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
     } else if (facts.path === "/readyz" && req.method === "GET") {
       const missing = missingSettings();
-      if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
-      else sendJson(res, 200, { status: "ready" });
+      const storeDown = !storeReachable();
+      if (missing.length > 0 || storeDown) {
+        sendJson(res, 503, { status: "not ready", missing, ...(storeDown && { store: "unreachable" }) });
+      } else sendJson(res, 200, { status: "ready" });
     } else if (facts.path === "/mcp") {
       return handleMcp(req, res, facts);
     } else {
@@ -259,7 +270,7 @@ export async function serveHttp(
   });
   const { port } = httpServer.address() as AddressInfo;
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
-  oauth = oauthFactory?.(settings.publicUrl ?? `http://${host}:${port}`);
+  oauth = options.oauth?.(settings.publicUrl ?? `http://${host}:${port}`);
 
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {

@@ -1,0 +1,145 @@
+// SharedStore on Redis (--redis-url), for replicas that must see the same grants and single-use marks.
+// Loaded only when --redis-url is set (cli.ts imports this module dynamically), so a server without it
+// neither loads nor bundles the client into its start. Every failure becomes a StoreUnavailableError,
+// and every call ends within a bound, whatever state the connection is in.
+import { createClient } from "@redis/client";
+import { log } from "../log.js";
+import { type SharedStore, StoreUnavailableError } from "./store.js";
+
+/** Every key this server writes starts with this, so it can share a Redis database with other programs. */
+export const KEY_PREFIX = "agent-workspace-mcp:";
+
+export interface RedisStoreOptions {
+  /** A TCP connection attempt that takes longer is abandoned (and retried). Default 2 s. */
+  connectTimeoutMs?: number;
+  /** A call not answered within this fails with StoreUnavailableError. Default 2 s. */
+  commandTimeoutMs?: number;
+  /** The longest wait between two reconnection attempts (they back off from 50 ms). Default 2 s. */
+  maxReconnectDelayMs?: number;
+}
+
+export interface RedisStore extends SharedStore {
+  /** Connected and ready for commands: what /readyz reports. */
+  readonly reachable: boolean;
+}
+
+/** docs/hosting.md restates these (test/store.test.ts holds it to them). */
+export const REDIS_STORE_DEFAULTS: Required<RedisStoreOptions> = {
+  connectTimeoutMs: 2_000,
+  commandTimeoutMs: 2_000,
+  maxReconnectDelayMs: 2_000,
+};
+
+/** The first wait before reconnecting; each next one doubles, up to maxReconnectDelayMs. */
+export const FIRST_RECONNECT_DELAY_MS = 50;
+
+/** Commands waiting at once, at most: while Redis hangs, more fail at once rather than pile up. */
+const MAX_QUEUED_COMMANDS = 10_000;
+
+/** The URL as it may be shown: scheme, host, port and database, never a user name or password. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`;
+  } catch {
+    return "(an unparsable URL)";
+  }
+}
+
+/** An error's message with anything that looks like URL credentials removed, bounded in length. */
+function safeMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s/@]*@/gi, "redis://***@").slice(0, 200);
+}
+
+/**
+ * A store on the Redis at `url` (redis:// or rediss://, credentials and database number in the URL).
+ * Returns at once: the connection is made, and remade after any loss, in the background; until it is
+ * up, calls fail fast with StoreUnavailableError (no command is queued for later).
+ */
+export function redisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
+  const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = { ...REDIS_STORE_DEFAULTS, ...options };
+  const where = describeRedisUrl(url);
+  const client = createClient({
+    url,
+    socket: {
+      connectTimeout: connectTimeoutMs,
+      // Forever, backing off to maxReconnectDelayMs: a Redis that comes back is used again.
+      reconnectStrategy: (retries) =>
+        Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** Math.min(retries, 10), maxReconnectDelayMs),
+    },
+    disableOfflineQueue: true,
+    commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
+    // Plain Redis: no CLIENT SETINFO (7.2+) and no Enterprise maintenance notices in the handshake.
+    disableClientInfo: true,
+    maintNotifications: "disabled",
+  });
+  let down = false;
+  let closing = false;
+  // Without a listener an 'error' event would throw and end the process; one line per outage instead.
+  client.on("error", (error: unknown) => {
+    if (down || closing) return;
+    down = true;
+    log("warn", "shared state store unreachable", { redis: where, error: safeMessage(error) });
+  });
+  client.on("ready", () => {
+    if (down) log("info", "shared state store reachable again", { redis: where });
+    down = false;
+  });
+  const connecting = client.connect().catch((error: unknown) => {
+    // Only a closed client or a refused handshake ends the attempts; calls then fail as unavailable.
+    if (!closing) log("error", "shared state store: connection given up", { error: safeMessage(error) });
+  });
+
+  /** Runs one command within commandTimeoutMs; any failure is a StoreUnavailableError. */
+  async function bounded<T>(command: () => Promise<T>): Promise<T> {
+    if (!client.isReady) throw new StoreUnavailableError("not connected");
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`no answer within ${commandTimeoutMs} ms`)),
+        commandTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([command(), deadline]);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      throw new StoreUnavailableError(safeMessage(error), { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const key = (name: string) => `${KEY_PREFIX}${name}`;
+  // Redis takes whole milliseconds, at least one.
+  const px = (ttlMs: number) => ({ type: "PX" as const, value: Math.max(1, Math.ceil(ttlMs)) });
+  const text = (reply: unknown) => (reply === null || reply === undefined ? undefined : String(reply));
+
+  return {
+    get reachable() {
+      return client.isReady;
+    },
+    get: (name) => bounded(async () => text(await client.get(key(name)))),
+    set: (name, value, ttlMs) =>
+      bounded(async () => {
+        await client.set(key(name), value, { expiration: px(ttlMs) });
+      }),
+    setIfAbsent: (name, value, ttlMs) =>
+      bounded(
+        async () => (await client.set(key(name), value, { expiration: px(ttlMs), condition: "NX" })) === "OK",
+      ),
+    take: (name) => bounded(async () => text(await client.getDel(key(name)))),
+    delete: (name) =>
+      bounded(async () => {
+        await client.del(key(name));
+      }),
+    async close() {
+      if (closing) return;
+      closing = true;
+      // destroy, not quit: it also ends a connection attempt in progress, and waits for nothing.
+      client.destroy();
+      await connecting;
+    },
+  };
+}
