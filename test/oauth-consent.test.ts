@@ -141,7 +141,7 @@ describe("the consent page", () => {
     expect(page.html).not.toContain("\u200b");
     // Markup is neutralized by sanitizeText (as in answers), then escaped: it shows as text.
     expect(page.html).toContain(
-      '<h1 id="title">Evil&#38;lt;script&#62;alert(1)&#38;lt;/script&#62; [click](https://x.example) asks',
+      '<h1 id="title">Evil&#60;script&#62;alert(1)&#60;/script&#62; [click](https://x.example) asks',
     );
     expect(page.html).toContain("sent back to <strong>127.0.0.1:53682</strong>");
     expect(page.html).toContain('<input type="password" id="workspace_key" name="workspace_key"');

@@ -1,8 +1,8 @@
 // The consent page: one self-contained HTML document (no script, no outside asset), in two steps: the
 // person's API key(s), then default projects and whether the assistant may write. Every value from a
-// client is sanitized (hidden characters, markup) and HTML-escaped; the CSP allows nothing but its style.
+// client has its hidden characters removed and is HTML-escaped; the CSP allows nothing but its style.
 import { randomBytes } from "node:crypto";
-import { sanitizeText } from "../tools/sanitize.js";
+import { removeHidden } from "../tools/hidden.js";
 import { formActionSourceOf, returnPlaceOf } from "./redirects.js";
 
 export interface Project {
@@ -32,9 +32,12 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A client's words, made safe to show: hidden characters removed, markup neutralized, length capped, escaped. */
+/**
+ * A client's words, made safe to show: hidden characters removed, length capped, HTML-escaped (this page
+ * is HTML, not Markdown: markup shows as typed, without the backslashes a Markdown reader would need).
+ */
 function shown(text: string, max = 120): string {
-  const clean = sanitizeText(text).text.replace(/\s+/g, " ").trim();
+  const clean = removeHidden(text, { removed: 0 }).replace(/\s+/g, " ").trim();
   return escapeHtml(clean.length > max ? `${clean.slice(0, max - 1)}…` : clean);
 }
 
