@@ -18,7 +18,7 @@ export async function loadCode(dir) {
       load("tools/answers.js"),
       load("tools/errors.js"),
       load("clients/errors.js"),
-      load("config.js"),
+      load("config/settings.js"),
       load("clients/retry.js"),
       load("tools/context-cost.js"),
       load("tools/selection.js"),

@@ -10,7 +10,7 @@ import {
   parseCommandLine,
   type UpstreamSettings,
   USAGE,
-} from "./config.js";
+} from "./config/settings.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
 import { selectTools } from "./tools/selection.js";

@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/settings.js";
 import {
   type Answer,
   type AnswerSettings,

@@ -7,7 +7,7 @@ import type { Server } from "@modelcontextprotocol/server";
 import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
-import { ConfigError, type UpstreamSettings } from "../../config.js";
+import { ConfigError, type UpstreamSettings } from "../../config/settings.js";
 import { buildServer, type ServerOptions } from "../../server.js";
 import { sessionTools } from "../../tools/selection.js";
 import { HttpProblem, RpcCode } from "./replies.js";
