@@ -3,7 +3,7 @@
 // It wires the built modules the way dist/cli.js does; nothing in the server exists for the bench.
 import { DIST } from "./processes.js";
 
-type Cli = typeof import("../src/config/settings.js");
+type Cli = typeof import("../src/config/parse.js");
 type Http = typeof import("../src/clients/http.js");
 type HttpTransport = typeof import("../src/transports/http.js");
 type UserServers = typeof import("../src/transports/http/user-servers.js");
@@ -19,7 +19,7 @@ const [
   { ALL_TOOL_NAMES },
   { setLogLevel },
 ] = await Promise.all([
-  load<Cli>("config/settings.js"),
+  load<Cli>("config/parse.js"),
   load<Http>("clients/http.js"),
   load<HttpTransport>("transports/http.js"),
   load<UserServers>("transports/http/user-servers.js"),

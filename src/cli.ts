@@ -3,14 +3,9 @@
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
-import {
-  type Config,
-  ConfigError,
-  helpLinesOf,
-  parseCommandLine,
-  type UpstreamSettings,
-  USAGE,
-} from "./config/settings.js";
+import { helpLinesOf, USAGE } from "./config/help.js";
+import { parseCommandLine } from "./config/parse.js";
+import { type Config, ConfigError, type UpstreamSettings } from "./config/types.js";
 import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
 import { selectTools } from "./tools/selection.js";

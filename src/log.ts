@@ -2,7 +2,7 @@
 // client asked for them, MCP `notifications/message` on the request they belong to. Neither ever
 // carries an API key: callers log names, statuses and durations, not arguments or upstream bodies.
 import type { LoggingLevel } from "@modelcontextprotocol/server";
-import type { LogLevel } from "./config/settings.js";
+import type { LogLevel } from "./config/types.js";
 import { SERVER_NAME } from "./version.js";
 
 // A reader that goes away (EPIPE) must not take the server down with it.

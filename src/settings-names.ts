@@ -1,7 +1,8 @@
 // How a message names a setting a person should set: its environment variable, or, when the Claude
 // Desktop extension runs the server (--settings-from mcpb, which its bundle sets), the field of the
 // extension's form. The titles here are the form's own (src/mcpb-manifest.ts builds the form from them).
-import { SETTINGS, type Setting, type UpstreamSettings } from "./config/settings.js";
+import { SETTINGS, type Setting } from "./config/settings.js";
+import type { UpstreamSettings } from "./config/types.js";
 
 /** The fields of the extension's form, by the setting each fills: the titles the host shows. */
 export const FIELD_TITLES = {

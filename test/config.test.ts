@@ -3,7 +3,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Config, ConfigError, parseCommandLine, SETTINGS, type Setting } from "../src/config/settings.js";
+import { parseCommandLine } from "../src/config/parse.js";
+import { SETTINGS, type Setting } from "../src/config/settings.js";
+import { type Config, ConfigError } from "../src/config/types.js";
 
 const serve = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   const command = parseCommandLine(argv, env);

@@ -14,7 +14,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
-import type { UpstreamSettings } from "../src/config/settings.js";
+import type { UpstreamSettings } from "../src/config/types.js";
 import { ATTACKS, BENIGN } from "../src/sandbox/hostile-text.js";
 import { buildServer } from "../src/server.js";
 import { MAX_CONFIRMATION_CHARS, revealInvisible } from "../src/tools/confirm.js";

@@ -2,7 +2,8 @@
 // table is the settings table (which --help is made from), and every link resolves.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { defaultText, SETTINGS, USAGE } from "../src/config/settings.js";
+import { defaultText, USAGE } from "../src/config/help.js";
+import { SETTINGS } from "../src/config/settings.js";
 import { SANDBOX_TODAY } from "../src/sandbox/random.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 

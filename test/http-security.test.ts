@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../src/config/settings.js";
+import { ConfigError } from "../src/config/types.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { assertSafeBinding } from "../src/transports/http/guards.js";
 import { httpSettings } from "./helpers.js";

@@ -1,7 +1,8 @@
 // What the MCP Registry and npm read about the package agrees with itself and with the code.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { SETTINGS, USAGE } from "../src/config/settings.js";
+import { USAGE } from "../src/config/help.js";
+import { SETTINGS } from "../src/config/settings.js";
 
 const read = (file: string) => JSON.parse(readFileSync(new URL(`../${file}`, import.meta.url), "utf8"));
 const pkg = read("package.json");

@@ -1,7 +1,7 @@
 // Choosing the tools an assistant sees: toolsets, an exact allow-list and read-only at start, and the
 // X-MCP-* headers that narrow them per HTTP session; hidden tools are neither listed nor callable.
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, type ConfigKey, type ToolSelection } from "../src/config/settings.js";
+import { ConfigError, type ConfigKey, type ToolSelection } from "../src/config/types.js";
 import { ANALYTICS_GUIDE, DATA_GUIDE, WORKSPACE_GUIDE } from "../src/server.js";
 import { ALL_TOOL_NAMES, TOOL_LIST, toolListFor } from "../src/tools/register.js";
 import { selectionFromHeaders, selectTools, TOOLSETS } from "../src/tools/selection.js";

@@ -1,7 +1,7 @@
 // The visibility-analytics API: X-API-KEY header (ANALYTICS_API_KEY or WORKSPACE_API_KEY) and the
 // body's project_id, defaulted from ANALYTICS_PROJECT_ID.
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config/settings.js";
+import type { UpstreamSettings } from "../config/types.js";
 import { missingAdvice, settingRef } from "../settings-names.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";

@@ -1,6 +1,6 @@
 // The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config/settings.js";
+import type { UpstreamSettings } from "../config/types.js";
 import { missingAdvice, settingRef } from "../settings-names.js";
 import { MissingConfigError, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";

@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
-import type { UpstreamSettings } from "../config/settings.js";
+import type { UpstreamSettings } from "../config/types.js";
 import {
   type Answer,
   type AnswerSettings,

@@ -3,7 +3,7 @@
 import { isInputRequiredResult, type Tool } from "@modelcontextprotocol/server";
 import { createDispatcher } from "../clients/http.js";
 import { createUpstreams } from "../clients/index.js";
-import type { UpstreamSettings } from "../config/settings.js";
+import type { UpstreamSettings } from "../config/types.js";
 import type { SandboxIds } from "../sandbox/index.js";
 import { callTool } from "./call.js";
 import { ALL_TOOL_NAMES } from "./register.js";

@@ -10,7 +10,7 @@ import {
   UpstreamNetworkError,
   UpstreamTooLargeError,
 } from "../clients/errors.js";
-import type { LogLevel, UpstreamSettings } from "../config/settings.js";
+import type { LogLevel, UpstreamSettings } from "../config/types.js";
 import { settingName, settingRef, settingsPlace } from "../settings-names.js";
 import type { EndpointDefinition } from "./definition.js";
 import { sanitizeMessage } from "./sanitize.js";

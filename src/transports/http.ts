@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
-import type { HttpSettings } from "../config/settings.js";
+import type { HttpSettings } from "../config/types.js";
 import { excerpt } from "../excerpt.js";
 import { log, logs } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
