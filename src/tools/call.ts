@@ -20,7 +20,8 @@ import {
 import { holdForConfirmation } from "./confirm.js";
 import type { CallContext } from "./context.js";
 import type { EndpointDefinition } from "./definition.js";
-import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
+import { errorResult, failureLog, toolErrorResult } from "./errors.js";
+import { redact, scrubKeys } from "./key-scrub.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { sanitizeAnswer, sanitizeBody } from "./sanitize.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";
