@@ -46,7 +46,7 @@ async function startHttp(
   tools: ReadonlySet<string>,
   options: Omit<ServerOptions, "tools">,
 ): Promise<RunningTransport> {
-  const { serveHttp } = await import("./transports/http.js");
+  const { serveHttp } = await import("./transports/http/server.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
   const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream));

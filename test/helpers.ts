@@ -25,8 +25,8 @@ import type { Sandbox } from "../src/sandbox/index.js";
 import { buildServer, type ServerOptions } from "../src/server.js";
 import type { ApiName } from "../src/tools/definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "../src/tools/register.js";
+import { serveHttp } from "../src/transports/http/server.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
-import { serveHttp } from "../src/transports/http.js";
 
 export interface RecordedRequest {
   method: string;

@@ -15,8 +15,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { serveHttp } from "../src/transports/http/server.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
-import { serveHttp } from "../src/transports/http.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "./fault-upstream.js";
 import { CLI, childEnv, httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "./helpers.js";
 import { type HeldRetryClock, holdRetryWaits } from "./retry-clock.js";
