@@ -10,7 +10,7 @@ import { log, setLogLevel } from "./log.js";
 import { buildServer, type ServerOptions } from "./server.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
-import type { RunningTransport } from "./transports/stdio.js";
+import type { RunningTransport } from "./transports/running.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
 interface RunningSandbox {

@@ -4,13 +4,7 @@
 import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
-
-export interface RunningTransport {
-  /** Resolves when the transport has ended (client gone, or close() called). */
-  closed: Promise<void>;
-  /** Ends the transport; with `graceMs`, the requests it accepted are answered first (for up to that long). */
-  close(graceMs?: number): Promise<void>;
-}
+import type { RunningTransport } from "./running.js";
 
 /** JSON-RPC's "server error" range: a refusal that is the server's state, not the request's fault. */
 const SHUTTING_DOWN = -32000;

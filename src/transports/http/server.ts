@@ -10,7 +10,7 @@ import type { HttpSettings } from "../../config/types.js";
 import { excerpt } from "../../excerpt.js";
 import { log, logs } from "../../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../../version.js";
-import type { RunningTransport } from "../stdio.js";
+import type { RunningTransport } from "../running.js";
 import { describeBody, type RequestFacts, readMcpBody } from "./body.js";
 import { createGuards } from "./guards.js";
 import { ModernEndpoint } from "./modern.js";

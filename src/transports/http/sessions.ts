@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
+import { cancelledIdOf, requestIdOf } from "./rpc-ids.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
 import { answerWith } from "./web-exchange.js";
 
@@ -135,22 +136,6 @@ export class SessionStore {
 }
 
 const RETRY_AFTER_SECONDS = "30";
-
-const isRequestId = (id: unknown): id is RequestId => typeof id === "string" || Number.isSafeInteger(id);
-
-/** The id of a single JSON-RPC request body, if it is one. */
-export function requestIdOf(body: unknown): RequestId | undefined {
-  const message = body as { id?: unknown; method?: unknown } | undefined;
-  return typeof message?.method === "string" && isRequestId(message.id) ? message.id : undefined;
-}
-
-/** The request a single `notifications/cancelled` body names, if it is one. */
-export function cancelledIdOf(body: unknown): RequestId | undefined {
-  const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
-  if (message?.method !== "notifications/cancelled") return undefined;
-  const id = message.params?.requestId;
-  return isRequestId(id) ? id : undefined;
-}
 
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
 function cancelOnServer(transport: WebStandardStreamableHTTPServerTransport, id: RequestId): void {

@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { RequestFacts } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { cancelledIdOf, requestIdOf } from "./sessions.js";
+import { cancelledIdOf, requestIdOf } from "./rpc-ids.js";
 import type { RequestServer } from "./user-servers.js";
 import { answerWith } from "./web-exchange.js";
 
