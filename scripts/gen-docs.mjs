@@ -20,7 +20,7 @@ export async function loadCode(dir) {
       load("clients/errors.js"),
       load("config/settings.js"),
       load("clients/retry.js"),
-      load("tools/context-cost.js"),
+      load("build/context-cost.js"),
       load("tools/selection.js"),
       load("tools/schemas.js"),
       load("tools/tokens.js"),

@@ -2,8 +2,8 @@
 // the figures `npm run tool-size` prints, each held to its bound.
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { beforeAll, describe, expect, it } from "vitest";
+import { definitionText, type MeasuredCall, measureCalls, TYPICAL_CALLS } from "../src/build/context-cost.js";
 import { setLogLevel } from "../src/log.js";
-import { definitionText, type MeasuredCall, measureCalls, TYPICAL_CALLS } from "../src/tools/context-cost.js";
 import { TOOL_LIST } from "../src/tools/register.js";
 import { estimateTokens } from "../src/tools/tokens.js";
 

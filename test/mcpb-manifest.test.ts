@@ -3,10 +3,10 @@
 import { readFileSync } from "node:fs";
 import { getMcpConfigForManifest, MANIFEST_SCHEMAS, type McpbUserConfigValues } from "@anthropic-ai/mcpb";
 import { describe, expect, it } from "vitest";
+import { buildManifest, ENTRY_POINT, MANIFEST_VERSION } from "../src/build/mcpb-manifest.js";
 import { parseCommandLine } from "../src/config/parse.js";
 import { SETTINGS } from "../src/config/settings.js";
 import type { Config } from "../src/config/types.js";
-import { buildManifest, ENTRY_POINT, MANIFEST_VERSION } from "../src/mcpb-manifest.js";
 import { FIELD_TITLES } from "../src/settings-names.js";
 import { ENDPOINTS } from "../src/tools/register.js";
 

@@ -4,8 +4,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { beforeAll, describe, expect, it } from "vitest";
+import { measureCalls, TYPICAL_CALLS } from "../src/build/context-cost.js";
 import { setLogLevel } from "../src/log.js";
-import { measureCalls, TYPICAL_CALLS } from "../src/tools/context-cost.js";
 import { TOOL_LIST } from "../src/tools/register.js";
 import { estimateTokens, fitsTokens } from "../src/tools/tokens.js";
 

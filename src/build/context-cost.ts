@@ -5,8 +5,8 @@ import { createDispatcher } from "../clients/http.js";
 import { createUpstreams } from "../clients/index.js";
 import type { UpstreamSettings } from "../config/types.js";
 import type { SandboxIds } from "../sandbox/index.js";
-import { callTool } from "./call.js";
-import { ALL_TOOL_NAMES } from "./register.js";
+import { callTool } from "../tools/call.js";
+import { ALL_TOOL_NAMES } from "../tools/register.js";
 
 /** What a model reads of tool definitions: name, description and input schema, as JSON. */
 export function definitionText(tools: readonly Tool[]): string {

@@ -2,10 +2,10 @@
 // package.json, server.json, the endpoint table and the settings table, so its version, tools and
 // variables follow the server's. A host shows `user_config` as a form and starts the server as
 // `mcp_config` says.
-import { SETTINGS, type Setting } from "./config/settings.js";
-import { FIELD_TITLES, type FormSetting } from "./settings-names.js";
-import type { ApiName } from "./tools/definition.js";
-import { ENDPOINTS } from "./tools/register.js";
+import { SETTINGS, type Setting } from "../config/settings.js";
+import { FIELD_TITLES, type FormSetting } from "../settings-names.js";
+import type { ApiName } from "../tools/definition.js";
+import { ENDPOINTS } from "../tools/register.js";
 
 /** What the manifest takes from package.json. */
 export interface PackageFacts {
