@@ -1,6 +1,6 @@
 // How a message names a setting a person should set: its environment variable, or, when the Claude
 // Desktop extension runs the server (--settings-from mcpb, which its bundle sets), the field of the
-// extension's form. The titles here are the form's own (src/mcpb-manifest.ts builds the form from them).
+// extension's form. The titles here are the form's own (src/build/mcpb-manifest.ts builds the form from them).
 import { SETTINGS, type Setting } from "./config/settings.js";
 import type { UpstreamSettings } from "./config/types.js";
 

@@ -23,7 +23,8 @@ describe("package.json and server.json", () => {
   });
 
   it("ship only what runs, on Node 20.18 or later", () => {
-    expect(pkg.files).toEqual(["dist", "README.md", "LICENSE", "server.json"]);
+    // dist/build/: what only scripts and tests use (the bundle manifest, the context-cost figures).
+    expect(pkg.files).toEqual(["dist", "!dist/build", "README.md", "LICENSE", "server.json"]);
     expect(pkg.engines).toEqual({ node: ">=20.18" });
     expect(pkg.bin).toEqual({ [pkg.name]: "dist/cli.js" });
   });
