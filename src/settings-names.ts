@@ -24,7 +24,8 @@ type Place = Pick<UpstreamSettings, "settingsFrom">;
 
 const inForm = (settings: Place) => settings.settingsFrom === "mcpb";
 
-const envOf = (key: FormSetting): string => {
+/** The environment variable a form setting is read from. */
+export const envOf = (key: FormSetting): string => {
   const setting = SETTINGS.find((s) => s.key === key);
   if (!setting) throw new Error(`no setting ${key}`);
   return setting.env;
