@@ -5,22 +5,21 @@
 import { defineConfig } from "vitest/config";
 
 const E2E = [
-  "test/http-*.test.ts",
-  "test/hostile-input.test.ts",
-  "test/key-scrub.test.ts",
-  "test/resilience-cancel.test.ts",
-  "test/confirm-writes-e2e.test.ts",
-  "test/selection.test.ts",
-  "test/e2e.test.ts",
-  "test/client-snippets-run.test.ts",
-  "test/eras.test.ts",
-  "test/prompts-eras.test.ts",
-  "test/protocol.test.ts",
-  "test/startup.test.ts",
-  "test/shutdown-drain.test.ts",
-  "test/bench-driver.test.ts",
-  "test/mcpb.test.ts",
-  "test/report-view-eras.test.ts",
+  "test/http/*.test.ts",
+  "test/security/hostile-input.test.ts",
+  "test/security/key-scrub.test.ts",
+  "test/resilience/cancel.test.ts",
+  "test/tools/confirm-writes-e2e.test.ts",
+  "test/tools/selection.test.ts",
+  "test/cli/e2e.test.ts",
+  "test/cli/startup.test.ts",
+  "test/cli/shutdown-drain.test.ts",
+  "test/docs/client-snippets-run.test.ts",
+  "test/protocol/*.test.ts",
+  "test/prompts/eras.test.ts",
+  "test/report-view/eras.test.ts",
+  "test/bench/driver.test.ts",
+  "test/packaging/mcpb.test.ts",
 ];
 const SCALE = "test/**/*.scale.test.ts";
 

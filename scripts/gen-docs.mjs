@@ -2,7 +2,7 @@
 // (the tools table, the per-tool reference, the error texts, every figure `npm run tool-size` prints,
 // the bench's lines) between
 // `<!-- generated: NAME -->` and `<!-- end -->`. The prose around them is hand-written and left alone.
-// `test/docs-generated.test.ts` runs the same generator on the sources and fails when a file differs.
+// `test/docs/generated.test.ts` runs the same generator on the sources and fails when a file differs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { measureFigures } from "./figures.mjs";
