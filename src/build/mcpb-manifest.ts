@@ -8,7 +8,7 @@ import type { ApiName } from "../tools/definition.js";
 import { ENDPOINTS } from "../tools/register.js";
 
 /** What the manifest takes from package.json. */
-export interface PackageFacts {
+export interface PackageFields {
   name: string;
   version: string;
   license: string;
@@ -133,7 +133,7 @@ function serverEnvironment(): Record<string, string> {
   };
 }
 
-export function buildManifest(pkg: PackageFacts, listing: RegistryListing) {
+export function buildManifest(pkg: PackageFields, listing: RegistryListing) {
   const repository = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
   const owner = new URL(repository).pathname.split("/")[1] ?? pkg.name;
   return {

@@ -1,4 +1,4 @@
-// stdio: the SDK's serveStdio answers the one client that spawned us, in whichever era it opens with
+// stdio: the SDK's serveStdio answers the one client that spawned us, in whichever revision it opens with
 // (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr. On SIGTERM the
 // requests already read are answered (for up to the grace) before the process exits; new ones are refused.
 import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";

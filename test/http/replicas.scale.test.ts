@@ -202,7 +202,7 @@ describe("three stateless replicas behind nginx", () => {
     expect(total()).toBe(CLIENTS * CALLS_PER_CLIENT);
     for (const count of served()) expect(count).toBeGreaterThan(0);
     const modernCalls = replicas.flatMap((replica) =>
-      replica.requests.filter((line) => line.rpc === "tools/call" && line.era === "2026-07-28"),
+      replica.requests.filter((line) => line.rpc === "tools/call" && line.revision === "2026-07-28"),
     );
     expect(modernCalls).toHaveLength((CLIENTS / 2) * CALLS_PER_CLIENT);
     // Every upstream request carried the users' key, and no replica logged it.

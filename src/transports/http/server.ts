@@ -1,5 +1,5 @@
-// Streamable HTTP on /mcp for both protocol eras: a 2026-07-28 request goes to the SDK's per-request
-// handler; a 2025-era one to sessions (one server and transport per session, the default) or, with
+// Streamable HTTP on /mcp for the 2026-07-28 revision and the 2025 ones: a 2026-07-28 request goes to the SDK's per-request
+// handler; a 2025-revision one to sessions (one server and transport per session, the default) or, with
 // --stateless, to a server of its own. GET /healthz and /readyz for orchestrators.
 
 import { once } from "node:events";
@@ -11,10 +11,10 @@ import { excerpt } from "../../excerpt.js";
 import { log, logs } from "../../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../../version.js";
 import type { RunningTransport } from "../running.js";
-import { describeBody, type RequestFacts, readMcpBody } from "./body.js";
+import { describeBody, type RequestLogLine, readMcpBody } from "./body.js";
 import { createGuards } from "./guards.js";
-import { ModernEndpoint } from "./modern.js";
 import { HttpProblem, RpcCode, sendJson, sendProblem } from "./replies.js";
+import { Revision20260728Endpoint } from "./revision-2026-07-28.js";
 import { StatefulEndpoint } from "./sessions.js";
 import { StatelessEndpoint } from "./stateless.js";
 import type { RequestServer, ServerForRequest } from "./user-servers.js";
@@ -39,7 +39,7 @@ const headerOf = (req: IncomingMessage, name: string) => {
  * Whether a POST belongs to the 2025 revisions: the SDK's own classification (no per-request `_meta`
  * envelope claim). Everything else, malformed 2026-07-28 requests included, is the SDK handler's to answer.
  */
-function isLegacy(req: IncomingMessage, body: unknown): boolean {
+function isRevision2025(req: IncomingMessage, body: unknown): boolean {
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
     protocolVersionHeader: headerOf(req, "mcp-protocol-version"),
@@ -136,12 +136,12 @@ export async function serveHttp(
 ): Promise<RunningHttp> {
   const guards = createGuards(settings);
   const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
-  const legacy = stateful ?? new StatelessEndpoint();
-  const modern = new ModernEndpoint();
+  const revision2025 = stateful ?? new StatelessEndpoint();
+  const revision20260728 = new Revision20260728Endpoint();
   const inFlight = new InFlight();
   let shuttingDown = false;
 
-  async function handleMcp(req: IncomingMessage, res: ServerResponse, facts: RequestFacts) {
+  async function handleMcp(req: IncomingMessage, res: ServerResponse, logLine: RequestLogLine) {
     guards.checkHostAndOrigin(req);
     const cors = guards.corsHeaders(req);
     for (const [name, value] of Object.entries(cors)) res.setHeader(name, value as string);
@@ -162,23 +162,23 @@ export async function serveHttp(
       return server;
     };
     if (req.method !== "GET") inFlight.track(res); // an event stream is ended by closing its session
-    if (req.method !== "POST") return legacy.handle(req, res, undefined, facts, serverOf);
+    if (req.method !== "POST") return revision2025.handle(req, res, undefined, logLine, serverOf);
     const body = await readMcpBody(req, settings.maxBodyBytes);
-    Object.assign(facts, describeBody(body));
-    if (isLegacy(req, body)) return legacy.handle(req, res, body, facts, serverOf);
-    facts.era = "2026-07-28";
-    return modern.handle(req, res, body, serverOf);
+    Object.assign(logLine, describeBody(body));
+    if (isRevision2025(req, body)) return revision2025.handle(req, res, body, logLine, serverOf);
+    logLine.revision = "2026-07-28";
+    return revision20260728.handle(req, res, body, serverOf);
   }
 
-  function route(req: IncomingMessage, res: ServerResponse, facts: RequestFacts): Promise<void> {
-    if (facts.path === "/healthz" && req.method === "GET") {
+  function route(req: IncomingMessage, res: ServerResponse, logLine: RequestLogLine): Promise<void> {
+    if (logLine.path === "/healthz" && req.method === "GET") {
       sendJson(res, 200, { status: "ok", name: SERVER_NAME, version: SERVER_VERSION });
-    } else if (facts.path === "/readyz" && req.method === "GET") {
+    } else if (logLine.path === "/readyz" && req.method === "GET") {
       const missing = missingSettings();
       if (missing.length > 0) sendJson(res, 503, { status: "not ready", missing });
       else sendJson(res, 200, { status: "ready" });
-    } else if (facts.path === "/mcp") {
-      return handleMcp(req, res, facts);
+    } else if (logLine.path === "/mcp") {
+      return handleMcp(req, res, logLine);
     } else {
       sendJson(res, 404, { error: "Not found: the MCP endpoint is /mcp" });
     }
@@ -187,21 +187,24 @@ export async function serveHttp(
 
   const httpServer = createServer(serverOptions(settings), (req, res) => {
     const started = performance.now();
-    const facts: RequestFacts = { method: req.method, path: excerpt((req.url ?? "/").split("?")[0] ?? "/") };
+    const logLine: RequestLogLine = {
+      method: req.method,
+      path: excerpt((req.url ?? "/").split("?")[0] ?? "/"),
+    };
     res.once("close", () => {
       if (!logs("info")) return;
       const duration_ms = Math.round(performance.now() - started);
-      log("info", "request", { ...facts, status: res.statusCode, duration_ms });
+      log("info", "request", { ...logLine, status: res.statusCode, duration_ms });
     });
     // Draining: nothing new is accepted, so the requests in flight can end and the process exit.
     if (shuttingDown) {
       // A probe is told plainly; an MCP client gets a JSON-RPC error it can show.
-      if (facts.path === "/healthz" || facts.path === "/readyz") {
+      if (logLine.path === "/healthz" || logLine.path === "/readyz") {
         return sendJson(res, 503, { status: "draining" }, DRAINING.headers);
       }
       return sendProblem(res, DRAINING);
     }
-    route(req, res, facts).catch((error: unknown) => {
+    route(req, res, logLine).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
       const message = excerpt(error instanceof Error ? error.message : String(error), 200);
       // A client gone mid-request (or cut off by a socket timeout) is nobody's fault on this side.
@@ -238,7 +241,7 @@ export async function serveHttp(
     inFlight.drain();
     const abandoned = await inFlight.settled(graceMs);
     if (abandoned > 0) log("warn", "shutdown grace is over: ending requests still in flight", { abandoned });
-    await Promise.all([legacy.close(), modern.close()]);
+    await Promise.all([revision2025.close(), revision20260728.close()]);
     // A client answered during the drain may be sending its next request: let it get its 503 first.
     await inFlight.connectionsClosed(Math.min(settings.keepAliveTimeoutMs, LINGER_MS));
     httpServer.closeAllConnections();

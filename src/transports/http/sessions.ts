@@ -10,7 +10,7 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { RequestFacts } from "./body.js";
+import type { RequestLogLine } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 import { cancelledIdOf, requestIdOf } from "./rpc-ids.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
@@ -163,14 +163,14 @@ export class StatefulEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    facts: RequestFacts,
+    logLine: RequestLogLine,
     server: () => RequestServer,
   ): Promise<void> {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {
       if (req.method === "POST" && isInitializeRequest(body))
-        return this.open(req, res, body, facts, server());
+        return this.open(req, res, body, logLine, server());
       throw new HttpProblem(
         400,
         RpcCode.serverError,
@@ -192,7 +192,7 @@ export class StatefulEndpoint {
         "Forbidden: this session was opened with other X-API-KEY, X-Project-Id, X-Workspace-Id or X-MCP-* headers; send the same ones, or initialize a new session",
       );
     }
-    facts.session = sessionId;
+    logLine.session = sessionId;
     this.sessions.requestStarted(session);
     const id = requestIdOf(body);
     if (id !== undefined) session.calls.add(id);
@@ -224,7 +224,7 @@ export class StatefulEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    facts: RequestFacts,
+    logLine: RequestLogLine,
     { identity, shapingHeaders, keyDigest, build }: RequestServer,
   ) {
     const release = this.sessions.reserve(keyDigest);
@@ -234,7 +234,7 @@ export class StatefulEndpoint {
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release(true);
-        facts.session = id;
+        logLine.session = id;
         this.sessions.add(id, session);
         res.once("close", () => this.sessions.requestEnded(session));
       },
@@ -255,7 +255,7 @@ export class StatefulEndpoint {
       await answerWith(transport, req, res, body);
     } finally {
       release(false);
-      if (!facts.session) void mcp.close();
+      if (!logLine.session) void mcp.close();
     }
   }
 

@@ -1,5 +1,5 @@
 // The 2026-07-28 revision over HTTP: every request stands alone, so the SDK's handler answers it with
-// a fresh server instance, whatever the deployment's mode (sessions are a 2025-era notion). Closing
+// a fresh server instance, whatever the deployment's mode (sessions are a 2025-revision notion). Closing
 // the response stream is how a client cancels; the SDK then aborts the call and its upstream request.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
@@ -7,7 +7,7 @@ import { log } from "../../log.js";
 import type { RequestServer } from "./user-servers.js";
 import { abortOnClientGone, sendWebResponse, webRequestOf } from "./web-exchange.js";
 
-export class ModernEndpoint {
+export class Revision20260728Endpoint {
   /**
    * Each request's own server factory, keyed by the web Request the SDK hands back to the handler's
    * factory (`requestInfo`): an entry goes with its request.
