@@ -110,3 +110,17 @@ describe("README", () => {
     }
   });
 });
+
+describe("docs/development.md", () => {
+  // The test suite's size and time change with every commit: vitest prints them, the page does not.
+  const TYPED_FIGURE = /\b\d[\d,.]* ?(?:tests|test files|files|s|seconds|ms)\b/g;
+  const figuresIn = (text: string) =>
+    [...text.replace(/`[^`]*`/g, "").matchAll(TYPED_FIGURE)].map((m) => m[0]);
+
+  it("types no test count or timing", () => {
+    const page = readFileSync(new URL("docs/development.md", ROOT), "utf8");
+    expect(figuresIn(page)).toEqual([]);
+    // The check finds one.
+    expect(figuresIn("npm test took 35 s: 966 tests in 52 files")).toEqual(["35 s", "966 tests", "52 files"]);
+  });
+});
