@@ -157,9 +157,17 @@ beforeAll(async () => {
     ["npm", "install", "-g", "."],
   ]);
   // `npm test` has just built dist/ (the first line's effect); the second puts the command on the PATH.
+  // Its `prepare` would build the copy again (npm 11 runs it for a folder): the copy's dist/ is that
+  // build already, so scripts are skipped, the longest wait of `npm test` otherwise.
   await run("npm", install[1]!.slice(1), {
     cwd: clone,
-    env: { ...process.env, npm_config_prefix: prefix, npm_config_audit: "false", npm_config_fund: "false" },
+    env: {
+      ...process.env,
+      npm_config_prefix: prefix,
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      npm_config_ignore_scripts: "true",
+    },
   });
 
   expect(existsSync(join(prefix, "bin", "agent-workspace-mcp"))).toBe(true);
