@@ -116,7 +116,8 @@ describe("stateful sessions", () => {
 
   it("a session is not idle while a call is in flight, however long the call takes", async () => {
     const upstream = await startGatedUpstream({ projects: [{ id: "p1", name: "Only" }] });
-    const harness = await startHttp(["--session-idle-ms", "20"], {
+    // 100 ms: long enough for the session to be opened and the call sent on a loaded machine.
+    const harness = await startHttp(["--session-idle-ms", "100"], {
       workspaceApiKey: "k",
       workspaceBaseUrl: upstream.url,
       analyticsBaseUrl: upstream.url,
@@ -131,7 +132,7 @@ describe("stateful sessions", () => {
       await upstream.arrived(1);
       expect(harness.http.timerCount()).toBe(0);
       // Ten idle spells pass with the call held upstream; the session must survive them.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(harness.http.sessionCount()).toBe(1);
       upstream.release();
       const response = await call;
