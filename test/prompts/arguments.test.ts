@@ -1,25 +1,15 @@
 // Prompt arguments: prompts/get refuses what it cannot use with -32602 and what to give, the project
 // lookup failing, and the period argument's dates.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { lookupCache } from "../../src/prompts/lookups.js";
+import { describe, expect, it } from "vitest";
 import { resolvePeriod } from "../../src/prompts/period.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { type InMemoryHarness, startOnRecorder } from "../helpers.js";
 import { logLines } from "../log-capture.js";
-import { promptText, startPromptServer } from "./prompt-helpers.js";
+import { promptText, usePromptServer } from "./prompt-helpers.js";
 
 let sandbox: Sandbox;
 let mcp: InMemoryHarness;
-let close: () => Promise<void>;
-beforeAll(async () => ({ sandbox, mcp, close } = await startPromptServer()));
-afterAll(() => close());
-beforeEach(() => {
-  lookupCache.clear();
-  sandbox.requests.length = 0;
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+usePromptServer((server) => ({ sandbox, mcp } = server));
 
 const sent = () => sandbox.requests.map(({ method, path, body }) => ({ method, path, body }));
 

@@ -1,8 +1,7 @@
 // Completion of prompt arguments from the APIs: exact upstream requests, a short per-key cache, bounds,
 // failing soft, and a slow listing that does not keep a person waiting.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { completionWait } from "../../src/prompts/index.js";
-import { lookupCache } from "../../src/prompts/lookups.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { selectTools } from "../../src/tools/selection.js";
 import {
@@ -13,20 +12,11 @@ import {
   startOnRecorder,
 } from "../helpers.js";
 import { logLines } from "../log-capture.js";
-import { ALL, complete, promptText, startPromptServer } from "./prompt-helpers.js";
+import { ALL, complete, promptText, usePromptServer } from "./prompt-helpers.js";
 
 let sandbox: Sandbox;
 let mcp: InMemoryHarness;
-let close: () => Promise<void>;
-beforeAll(async () => ({ sandbox, mcp, close } = await startPromptServer()));
-afterAll(() => close());
-beforeEach(() => {
-  lookupCache.clear();
-  sandbox.requests.length = 0;
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+usePromptServer((server) => ({ sandbox, mcp } = server));
 
 const sent = () => sandbox.requests.map(({ method, path, body }) => ({ method, path, body }));
 

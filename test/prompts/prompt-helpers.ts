@@ -1,6 +1,8 @@
 // What the prompt tests share: the calls a rendered prompt asks for, its text, completion requests,
 // and the server they run against (the sandbox, recording, through the in-memory client).
-import { startSandbox } from "../../src/sandbox/index.js";
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from "vitest";
+import { lookupCache } from "../../src/prompts/lookups.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { ANALYTICS_GUIDE, DATA_GUIDE, WORKSPACE_GUIDE } from "../../src/server.js";
 import { selectTools } from "../../src/tools/selection.js";
 import { type InMemoryHarness, sandboxSettings, startInMemory } from "../helpers.js";
@@ -38,4 +40,26 @@ export async function startPromptServer() {
     await sandbox.close();
   };
   return { sandbox, mcp, close };
+}
+
+/**
+ * A test file's prompt server: started before its tests (handed to `take`) and closed after them; the
+ * listings' cache and the sandbox's record of requests emptied before each test, real timers after it.
+ */
+export function usePromptServer(take: (server: { sandbox: Sandbox; mcp: InMemoryHarness }) => void): void {
+  let close: () => Promise<void>;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    const server = await startPromptServer();
+    ({ sandbox, close } = server);
+    take(server);
+  });
+  afterAll(() => close());
+  beforeEach(() => {
+    lookupCache.clear();
+    sandbox.requests.length = 0;
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 }

@@ -1,36 +1,19 @@
 // The report workflows as MCP prompts: which are listed for which tools, and the exact text each
 // renders (every call in it valid for its tool, and answered by the sandbox); the docs that describe them.
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PROMPTS } from "../../src/prompts/definitions.js";
 import { completionWait } from "../../src/prompts/index.js";
-import { lookupCache } from "../../src/prompts/lookups.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { sandboxGuide } from "../../src/server.js";
 import { PREPARED_TOOLS } from "../../src/tools/register.js";
 import { selectTools } from "../../src/tools/selection.js";
 import { type InMemoryHarness, sandboxSettings, startInMemory } from "../helpers.js";
-import {
-  ACME_URL,
-  callsIn,
-  complete,
-  INSTRUCTIONS,
-  promptText,
-  startPromptServer,
-} from "./prompt-helpers.js";
+import { ACME_URL, callsIn, complete, INSTRUCTIONS, promptText, usePromptServer } from "./prompt-helpers.js";
 
 let sandbox: Sandbox;
 let mcp: InMemoryHarness;
-let close: () => Promise<void>;
-beforeAll(async () => ({ sandbox, mcp, close } = await startPromptServer()));
-afterAll(() => close());
-beforeEach(() => {
-  lookupCache.clear();
-  sandbox.requests.length = 0;
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+usePromptServer((server) => ({ sandbox, mcp } = server));
 
 const sent = () => sandbox.requests.map(({ method, path, body }) => ({ method, path, body }));
 
