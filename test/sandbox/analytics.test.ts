@@ -1,16 +1,11 @@
 // The sandbox over real sockets. The analytics API: projects each key may read, listings, filters and reports.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox } from "../../src/sandbox/index.js";
-import { geo, type J, listing, startFixedSandbox } from "./requests.js";
+import { geo, type J, listing, useFixedSandbox } from "./requests.js";
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startFixedSandbox();
-});
-
-afterAll(async () => {
-  await sandbox.close();
+useFixedSandbox((started) => {
+  sandbox = started;
 });
 
 describe("analytics API", () => {

@@ -1,21 +1,16 @@
 // The sandbox over real sockets. The sandbox's handles, keys and workspace scoping: what each key may see.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   SANDBOX_API_KEY,
   SANDBOX_SINGLE_PROJECT_API_KEY,
   type Sandbox,
   startSandbox,
 } from "../../src/sandbox/index.js";
-import { geo, type J, listing, startFixedSandbox, ws } from "./requests.js";
+import { geo, type J, listing, useFixedSandbox, ws } from "./requests.js";
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startFixedSandbox();
-});
-
-afterAll(async () => {
-  await sandbox.close();
+useFixedSandbox((started) => {
+  sandbox = started;
 });
 
 describe("sandbox basics", () => {

@@ -1,6 +1,6 @@
 // The sandbox as the tests of this folder reach it: over real sockets, with the keys and headers the
-// APIs take. Each test file starts its own sandbox (startFixedSandbox) and hands it here (useSandbox).
-import { expect } from "vitest";
+// APIs take. Each test file has its own sandbox (useFixedSandbox), which these helpers then reach.
+import { afterAll, beforeAll, expect } from "vitest";
 import { SANDBOX_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON, pinned down by assertions
@@ -10,10 +10,13 @@ export type J = any;
 export const NOW = new Date("2026-02-01T12:00:00.000Z");
 let sandbox: Sandbox;
 
-/** A recording sandbox at NOW, which the request helpers below then reach. */
-export async function startFixedSandbox(): Promise<Sandbox> {
-  sandbox = await startSandbox({ record: true, now: () => NOW });
-  return sandbox;
+/** A test file's sandbox: recording, at NOW, started before its tests (handed to `take`), closed after. */
+export function useFixedSandbox(take: (sandbox: Sandbox) => void): void {
+  beforeAll(async () => {
+    sandbox = await startSandbox({ record: true, now: () => NOW });
+    take(sandbox);
+  });
+  afterAll(() => sandbox.close());
 }
 
 export interface Reply {

@@ -1,16 +1,11 @@
 // The sandbox over real sockets. Comments, agent runs and attachment downloads, and the counters they move.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import { type J, RUN_FIELDS, startFixedSandbox, walkTasks, ws } from "./requests.js";
+import { type J, RUN_FIELDS, useFixedSandbox, walkTasks, ws } from "./requests.js";
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startFixedSandbox();
-});
-
-afterAll(async () => {
-  await sandbox.close();
+useFixedSandbox((started) => {
+  sandbox = started;
 });
 
 describe("comments, runs and downloads", () => {

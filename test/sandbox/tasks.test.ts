@@ -1,16 +1,11 @@
 // The sandbox over real sockets. tasks/query: paging, filters, sorting and counts as the spec describes them.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
-import { type J, startFixedSandbox, TASK_FIELDS, walkTasks, ws } from "./requests.js";
+import { type J, TASK_FIELDS, useFixedSandbox, walkTasks, ws } from "./requests.js";
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startFixedSandbox();
-});
-
-afterAll(async () => {
-  await sandbox.close();
+useFixedSandbox((started) => {
+  sandbox = started;
 });
 
 describe("tasks/query", () => {
