@@ -11,7 +11,7 @@ export type Era = "legacy" | "modern";
 
 /**
  * The per-request `_meta` envelope of 2026-07-28 (the SDK's PROTOCOL_VERSION_META_KEY,
- * CLIENT_CAPABILITIES_META_KEY and CLIENT_INFO_META_KEY; test/bench-driver.test.ts holds them equal).
+ * CLIENT_CAPABILITIES_META_KEY and CLIENT_INFO_META_KEY; test/bench/driver.test.ts holds them equal).
  * Version and capabilities are required, client info recommended.
  */
 export const MODERN_META = {

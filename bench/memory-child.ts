@@ -3,9 +3,9 @@
 // It wires the built modules the way dist/cli.js does; nothing in the server exists for the bench.
 import { DIST } from "./processes.js";
 
-type Cli = typeof import("../src/config.js");
+type Cli = typeof import("../src/config/parse.js");
 type Http = typeof import("../src/clients/http.js");
-type HttpTransport = typeof import("../src/transports/http.js");
+type HttpTransport = typeof import("../src/transports/http/server.js");
 type UserServers = typeof import("../src/transports/http/user-servers.js");
 type Register = typeof import("../src/tools/register.js");
 type Log = typeof import("../src/log.js");
@@ -19,9 +19,9 @@ const [
   { ALL_TOOL_NAMES },
   { setLogLevel },
 ] = await Promise.all([
-  load<Cli>("config.js"),
+  load<Cli>("config/parse.js"),
   load<Http>("clients/http.js"),
-  load<HttpTransport>("transports/http.js"),
+  load<HttpTransport>("transports/http/server.js"),
   load<UserServers>("transports/http/user-servers.js"),
   load<Register>("tools/register.js"),
   load<Log>("log.js"),

@@ -2,8 +2,8 @@
 // tasks page, in the three cases a body can be in. A micro-measurement, not a pass/fail test.
 // Run: npm run build && npx tsc -p bench && node bench/.out/bench/scrub.js
 import { performance } from "node:perf_hooks";
-import type { UpstreamSettings } from "../src/config.js";
-import { scrubKeys } from "../src/tools/errors.js";
+import type { UpstreamSettings } from "../src/config/types.js";
+import { scrubKeys } from "../src/tools/key-scrub.js";
 import { API_KEY, TASKS_BODY } from "./upstream.js";
 
 const settings = { workspaceApiKey: API_KEY } as UpstreamSettings;

@@ -1,6 +1,6 @@
 // The one source of every client set-up the docs show: README.md and docs/clients.md carry these
-// blocks as rendered here (`npm run docs:clients` writes them, test/client-snippets.test.ts checks them),
-// and test/client-snippets-run.test.ts starts each one as its client would, against --demo.
+// blocks as rendered here (`npm run docs:clients` writes them, test/docs/client-snippets.test.ts checks them),
+// and test/docs/client-snippets-run.test.ts starts each one as its client would, against --demo.
 
 /** The server's name in every client's configuration. */
 export const NAME = "agent-workspace";

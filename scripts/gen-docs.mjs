@@ -2,7 +2,7 @@
 // (the tools table, the per-tool reference, the error texts, every figure `npm run tool-size` prints,
 // the bench's lines) between
 // `<!-- generated: NAME -->` and `<!-- end -->`. The prose around them is hand-written and left alone.
-// `test/docs-generated.test.ts` runs the same generator on the sources and fails when a file differs.
+// `test/docs/generated.test.ts` runs the same generator on the sources and fails when a file differs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { measureFigures } from "./figures.mjs";
@@ -18,9 +18,9 @@ export async function loadCode(dir) {
       load("tools/answers.js"),
       load("tools/errors.js"),
       load("clients/errors.js"),
-      load("config.js"),
+      load("config/settings.js"),
       load("clients/retry.js"),
-      load("tools/context-cost.js"),
+      load("build/context-cost.js"),
       load("tools/selection.js"),
       load("tools/schemas.js"),
       load("tools/tokens.js"),

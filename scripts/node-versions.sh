@@ -2,7 +2,7 @@
 # The tests on each Node line CI covers besides the machine's own: the lowest version package.json's
 # engines field allows (20.18.0), and the current lines 22 and 24, as exact Node binaries from the npm
 # registry (scripts/node-versions, own lock file; linux x64 and arm64). On each: the unit tier; on the
-# lowest also the built CLI end to end (test/e2e.test.ts spawns dist/cli.js on the Node running it).
+# lowest also the built CLI end to end (test/cli/e2e.test.ts spawns dist/cli.js on the Node running it).
 # vite 8, which vitest 4 runs on, declares node ^20.19.0 || >=22.12.0 while vitest 4 itself allows any
 # 20.x: the unit tier runs on 20.18.0 regardless, and the end-to-end run holds the shipped bundle there.
 set -euo pipefail
@@ -34,8 +34,8 @@ for line in 20.18 22 24; do
     failed+=("$version unit")
   fi
   if [[ "$line" == 20.18 ]]; then
-    echo "Node $version: the built CLI end to end (test/e2e.test.ts)"
-    if ! PATH="$PWD/$bin:$PATH" timeout 300 node node_modules/vitest/vitest.mjs run --project e2e --reporter=dot test/e2e.test.ts; then
+    echo "Node $version: the built CLI end to end (test/cli/e2e.test.ts)"
+    if ! PATH="$PWD/$bin:$PATH" timeout 300 node node_modules/vitest/vitest.mjs run --project e2e --reporter=dot test/cli/e2e.test.ts; then
       failed+=("$version e2e")
     fi
   fi

@@ -4,16 +4,10 @@ import { hkdfSync, randomBytes } from "node:crypto";
 import type { Dispatcher } from "undici";
 import { createDispatcher } from "./clients/http.js";
 import { createUpstreams } from "./clients/index.js";
-import {
-  assertOAuthSettings,
-  type Config,
-  ConfigError,
-  helpLinesOf,
-  list,
-  parseCommandLine,
-  type UpstreamSettings,
-  USAGE,
-} from "./config.js";
+import { helpLinesOf, USAGE } from "./config/help.js";
+import { list } from "./config/kinds.js";
+import { assertOAuthSettings, parseCommandLine } from "./config/parse.js";
+import { type Config, ConfigError, type UpstreamSettings } from "./config/types.js";
 import { log, setLogLevel } from "./log.js";
 import { PROMPTS } from "./prompts/definitions.js";
 import { buildServer, type ServerOptions } from "./server.js";
@@ -29,8 +23,8 @@ import { startTelemetry, stopTelemetry, TelemetryConfigError } from "./telemetry
 import { ALL_TOOL_NAMES } from "./tools/register.js";
 import { selectTools } from "./tools/selection.js";
 import { assertSafeBinding } from "./transports/http/guards.js";
-import type { OAuthFactory } from "./transports/http.js";
-import type { RunningTransport } from "./transports/stdio.js";
+import type { OAuthFactory } from "./transports/http/server.js";
+import type { RunningTransport } from "./transports/running.js";
 import { unsetSettingsLine } from "./unset-settings.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
@@ -136,7 +130,7 @@ async function startHttp(
   options: Omit<ServerOptions, "tools">,
   storeReachable: () => boolean,
 ): Promise<RunningTransport> {
-  const { serveHttp } = await import("./transports/http.js");
+  const { serveHttp } = await import("./transports/http/server.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
   const oauth = await oauthFactoryFor(config, dispatcher, tools, options.store ?? memoryStore());

@@ -2,7 +2,7 @@
 // client asked for them, MCP `notifications/message` on the request they belong to. Neither ever
 // carries an API key: callers log names, statuses and durations, not arguments or upstream bodies.
 import type { LoggingLevel } from "@modelcontextprotocol/server";
-import type { LogLevel } from "./config.js";
+import type { LogLevel } from "./config/types.js";
 import { SERVER_NAME } from "./version.js";
 
 // A reader that goes away (EPIPE) must not take the server down with it.
@@ -73,19 +73,19 @@ export interface ClientLogSink {
 
 /**
  * The client's side of one server instance's log. Nothing reaches a client that did not ask: a
- * 2025-era client asks with logging/setLevel (kept here), a 2026-07-28 request with its own
+ * 2025-revision client asks with logging/setLevel (kept here), a 2026-07-28 request with its own
  * `logLevel` in `_meta` (which the SDK reads). Every entry also goes to stderr at LOG_LEVEL.
  */
 export class ClientLog {
-  /** The level a 2025-era client set with logging/setLevel; none until it does. */
+  /** The level a 2025-revision client set with logging/setLevel; none until it does. */
   level?: LoggingLevel;
 
   /** A `Report` for one request: its entries travel with that request's answer. */
   reporter(request: ClientLogSink): Report {
-    const modern = request.mcpReq.envelope !== undefined;
+    const onRevision20260728 = request.mcpReq.envelope !== undefined;
     return (level, message, fields) => {
       log(level, message, fields);
-      if (!modern && (this.level === undefined || !atLeast(level, this.level))) return;
+      if (!onRevision20260728 && (this.level === undefined || !atLeast(level, this.level))) return;
       // A client that went away misses the entry; stderr still has it.
       request.mcpReq.log(level, { message, ...fields }, SERVER_NAME).catch(() => {});
     };

@@ -1,5 +1,5 @@
-// Builds the MCP server: one SDK `Server` instance per stdio connection, 2025-era HTTP session, or
-// stateless / 2026-07-28 HTTP request. The SDK answers the protocol (both eras, server/discover,
+// Builds the MCP server: one SDK `Server` instance per stdio connection, 2025-revision HTTP session, or
+// stateless / 2026-07-28 HTTP request. The SDK answers the protocol (2026-07-28 and the 2025 revisions, server/discover,
 // initialize, ping, cancellation); this file only says what the tools are and how a call is made.
 import {
   type CacheHint,

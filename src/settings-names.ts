@@ -1,8 +1,9 @@
 // How a message names a setting a person should set: its environment variable (its flag, where the
 // person gave it by flag), or, when the Claude
 // Desktop extension runs the server (--settings-from mcpb, which its bundle sets), the field of the
-// extension's form. The titles here are the form's own (src/mcpb-manifest.ts builds the form from them).
-import { SETTINGS, type Setting, type UpstreamSettings } from "./config.js";
+// extension's form. The titles here are the form's own (src/build/mcpb-manifest.ts builds the form from them).
+import { SETTINGS, type Setting } from "./config/settings.js";
+import type { UpstreamSettings } from "./config/types.js";
 
 /** The fields of the extension's form, by the setting each fills: the titles the host shows. */
 export const FIELD_TITLES = {
@@ -25,7 +26,7 @@ type Place = Pick<UpstreamSettings, "settingsFrom" | "givenByFlag">;
 const inForm = (settings: Place) => settings.settingsFrom === "mcpb";
 
 /** `--workspace-base-url` where the person gave the setting by flag, else `WORKSPACE_BASE_URL`. */
-const envOf = (key: FormSetting, settings?: Place): string => {
+export const envOf = (key: FormSetting, settings?: Place): string => {
   const setting = SETTINGS.find((s) => s.key === key);
   if (!setting) throw new Error(`no setting ${key}`);
   return setting.flag && settings?.givenByFlag?.includes(key) ? `--${setting.flag}` : setting.env;

@@ -4,7 +4,10 @@
 // wrong and where to fix it: the variable, the flag, or the Claude Desktop extension's field.
 import { parseArgs } from "node:util";
 import { Server } from "@modelcontextprotocol/server";
-import { ConfigError, helpLinesOf, parseCommandLine, SETTINGS } from "./config.js";
+import { helpLinesOf } from "./config/help.js";
+import { parseCommandLine } from "./config/parse.js";
+import { SETTINGS } from "./config/settings.js";
+import { ConfigError } from "./config/types.js";
 import { FIELD_TITLES, type FormSetting } from "./settings-names.js";
 import { errorResult } from "./tools/errors.js";
 import { TOOL_LIST } from "./tools/register.js";

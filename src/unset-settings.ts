@@ -1,7 +1,7 @@
 // The start-up line about settings left unset: which ones, and which tools will fail because of them.
 // Names only, never a value. The server starts all the same (it lists its tools, and a call says what
 // to set), but a person reading stderr learns it before the first call.
-import type { UpstreamSettings } from "./config.js";
+import type { UpstreamSettings } from "./config/types.js";
 import { settingName } from "./settings-names.js";
 import { ENDPOINTS } from "./tools/register.js";
 

@@ -19,13 +19,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
-import { type HttpSettings, parseCommandLine, type UpstreamSettings } from "../src/config.js";
+import { parseCommandLine } from "../src/config/parse.js";
+import type { HttpSettings, UpstreamSettings } from "../src/config/types.js";
 import type { Sandbox } from "../src/sandbox/index.js";
 import { buildServer, type ServerOptions } from "../src/server.js";
 import type { ApiName } from "../src/tools/definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "../src/tools/register.js";
+import { serveHttp } from "../src/transports/http/server.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
-import { serveHttp } from "../src/transports/http.js";
 
 export interface RecordedRequest {
   method: string;

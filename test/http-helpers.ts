@@ -9,10 +9,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { Agent, fetch as undiciFetch } from "undici";
 import { createDispatcher } from "../src/clients/http.js";
-import type { UpstreamSettings } from "../src/config.js";
+import type { UpstreamSettings } from "../src/config/types.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { type RunningHttp, serveHttp } from "../src/transports/http/server.js";
 import { missingSettings, perUserServers } from "../src/transports/http/user-servers.js";
-import { type RunningHttp, serveHttp } from "../src/transports/http.js";
 import { httpSettings, TEST_LIMITS } from "./helpers.js";
 import { logLines } from "./log-capture.js";
 

@@ -7,13 +7,13 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import type { AddressInfo } from "node:net";
 import type { OAuthClientMetadata, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { createDispatcher } from "../src/clients/http.js";
-import type { HttpSettings, UpstreamSettings } from "../src/config.js";
+import type { HttpSettings, UpstreamSettings } from "../src/config/types.js";
 import { OAuthServer, type OAuthSettings } from "../src/oauth/index.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { memoryStore, type SharedStore } from "../src/state/store.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
+import { type RunningHttp, serveHttp } from "../src/transports/http/server.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
-import { type RunningHttp, serveHttp } from "../src/transports/http.js";
 import { httpSettings, TEST_LIMITS } from "./helpers.js";
 
 export const TEST_SECRET = "test-secret-of-at-least-thirty-two-characters";

@@ -1,5 +1,5 @@
 // What every SharedStore must do, as one suite: run against memoryStore in `npm test`
-// (test/store.test.ts) and against a real Redis in `npm run test:scale` (test/redis-store.scale.test.ts).
+// (test/state/store.test.ts) and against a real Redis in `npm run test:scale` (test/state/redis-store.scale.test.ts).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SharedStore } from "../src/state/store.js";

@@ -1,9 +1,9 @@
 // The visibility-analytics API: X-API-KEY header (ANALYTICS_API_KEY or WORKSPACE_API_KEY) and the
 // body's project_id, defaulted from ANALYTICS_PROJECT_ID.
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config.js";
-import { missingAdvice, settingRef } from "../settings-names.js";
-import { MissingConfigError, ToolInputError } from "./errors.js";
+import type { UpstreamSettings } from "../config/types.js";
+import { settingRef } from "../settings-names.js";
+import { requireSetting, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
 import type { CallControl } from "./retry.js";
@@ -18,30 +18,20 @@ export class AnalyticsClient {
   ) {}
 
   call(endpoint: UpstreamEndpoint, args: Record<string, unknown>, control: CallControl) {
-    const apiKey = this.settings.analyticsApiKey ?? this.settings.workspaceApiKey;
-    if (!apiKey) {
-      throw new MissingConfigError(
-        "WORKSPACE_API_KEY",
-        missingAdvice(
-          this.settings,
-          "upstream.workspaceApiKey",
-          "API key",
-          "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
-        ),
-      );
-    }
-    const baseUrl = this.settings.analyticsBaseUrl;
-    if (!baseUrl) {
-      throw new MissingConfigError(
-        "ANALYTICS_BASE_URL",
-        missingAdvice(
-          this.settings,
-          "upstream.analyticsBaseUrl",
-          "analytics API base URL",
-          "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
-        ),
-      );
-    }
+    const apiKey = requireSetting(
+      this.settings.analyticsApiKey ?? this.settings.workspaceApiKey,
+      this.settings,
+      "upstream.workspaceApiKey",
+      "API key",
+      "WORKSPACE_API_KEY is not set (ANALYTICS_API_KEY may override it for the geo_ tools): add your API key to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+    );
+    const baseUrl = requireSetting(
+      this.settings.analyticsBaseUrl,
+      this.settings,
+      "upstream.analyticsBaseUrl",
+      "analytics API base URL",
+      "ANALYTICS_BASE_URL is not set: add the analytics API's base URL to this MCP server's environment and restart it.",
+    );
     const body = endpoint.projectScoped ? this.withProject(args) : args;
     this.apiKeyDigest ??= keyDigest(apiKey);
     return requestJson(

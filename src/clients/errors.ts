@@ -1,4 +1,6 @@
 // Failures found before anything is sent: they tell the assistant or the user what to change.
+import type { UpstreamSettings } from "../config/types.js";
+import { envOf, type FormSetting, missingAdvice } from "../settings-names.js";
 
 /** A required setting is missing; `variable` names what to set. */
 export class MissingConfigError extends Error {
@@ -8,6 +10,21 @@ export class MissingConfigError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A setting a call cannot go without: its value, or the MissingConfigError that says how to set it
+ * (`envMessage` where settings are environment variables; in the extension, the form's field).
+ */
+export function requireSetting(
+  value: string | undefined,
+  settings: UpstreamSettings,
+  key: FormSetting,
+  what: string,
+  envMessage: string,
+): string {
+  if (value) return value;
+  throw new MissingConfigError(envOf(key), missingAdvice(settings, key, what, envMessage));
 }
 
 /** The call cannot go out as given (no project chosen, say); the message says what to pass. */

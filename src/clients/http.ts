@@ -4,7 +4,7 @@
 /// <reference path="./undici-agent.d.ts" />
 import type { Agent, Dispatcher } from "undici";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import * as telemetry from "../telemetry/index.js";
 import {
   UpstreamBodyError,

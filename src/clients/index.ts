@@ -1,6 +1,6 @@
 // One client per API, built from one set of settings (the environment's, or one user's).
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import { AnalyticsClient } from "./analytics.js";
 import type { UpstreamEndpoint, UpstreamJson } from "./http.js";
 import { ImpliedProjectCache } from "./project-cache.js";

@@ -1,8 +1,8 @@
 // The agent-workspace API: X-API-KEY, X-Project-Id and X-Workspace-Id headers, and the default project.
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config.js";
-import { missingAdvice, settingRef } from "../settings-names.js";
-import { MissingConfigError, ToolInputError } from "./errors.js";
+import type { UpstreamSettings } from "../config/types.js";
+import { settingRef } from "../settings-names.js";
+import { requireSetting, ToolInputError } from "./errors.js";
 import { requestJson, type UpstreamEndpoint } from "./http.js";
 import { keyDigest } from "./limiter.js";
 import type { ImpliedProjectCache } from "./project-cache.js";
@@ -41,18 +41,13 @@ export class WorkspaceClient {
   }
 
   private baseHeaders(workspaceId: string | undefined): Record<string, string> {
-    const apiKey = this.settings.workspaceApiKey;
-    if (!apiKey) {
-      throw new MissingConfigError(
-        "WORKSPACE_API_KEY",
-        missingAdvice(
-          this.settings,
-          "upstream.workspaceApiKey",
-          "API key",
-          "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
-        ),
-      );
-    }
+    const apiKey = requireSetting(
+      this.settings.workspaceApiKey,
+      this.settings,
+      "upstream.workspaceApiKey",
+      "API key",
+      "WORKSPACE_API_KEY is not set: add your API key (API dashboard, API access on) to this MCP server's environment and restart it; over HTTP, a client may send it as the X-API-KEY header instead.",
+    );
     const headers: Record<string, string> = { "x-api-key": apiKey, accept: "application/json" };
     if (workspaceId) headers["x-workspace-id"] = workspaceId;
     return headers;
@@ -66,18 +61,13 @@ export class WorkspaceClient {
     repeatable: boolean,
     control: CallControl,
   ) {
-    const baseUrl = this.settings.workspaceBaseUrl;
-    if (!baseUrl) {
-      throw new MissingConfigError(
-        "WORKSPACE_BASE_URL",
-        missingAdvice(
-          this.settings,
-          "upstream.workspaceBaseUrl",
-          "agent-workspace API base URL",
-          "WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
-        ),
-      );
-    }
+    const baseUrl = requireSetting(
+      this.settings.workspaceBaseUrl,
+      this.settings,
+      "upstream.workspaceBaseUrl",
+      "agent-workspace API base URL",
+      "WORKSPACE_BASE_URL is not set: add the agent-workspace API's base URL to this MCP server's environment and restart it.",
+    );
     const withBody = method === "POST";
     if (withBody) headers["content-type"] = "application/json";
     return requestJson(

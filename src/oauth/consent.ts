@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { UpstreamHttpError } from "../clients/errors.js";
 import { createUpstreams } from "../clients/index.js";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import type { SharedStore } from "../state/store.js";
 import { ENDPOINTS } from "../tools/register.js";
 import { type ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";

@@ -1,5 +1,5 @@
 // What a person grants a client, and the upstream settings a call made with that grant uses.
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 
 /** The credentials and choices behind a grant: sealed in every token and store record that holds them. */
 export interface GrantCredentials {

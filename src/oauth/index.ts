@@ -3,7 +3,7 @@
 // documents, the consent page, the token and revocation endpoints, and the check of a request's token.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import { log } from "../log.js";
 import type { SharedStore } from "../state/store.js";
 import { OAuthChallenge } from "./challenge.js";

@@ -13,7 +13,8 @@ import {
 import type { Upstreams } from "../clients/index.js";
 import { excerpt } from "../excerpt.js";
 import { log } from "../log.js";
-import { failureLog, redact, toolErrorResult } from "../tools/errors.js";
+import { failureLog, toolErrorResult } from "../tools/errors.js";
+import { redact } from "../tools/key-scrub.js";
 import { sanitizeMessage, sanitizeText } from "../tools/sanitize.js";
 import { PROMPTS, type PromptEnv, type PromptPlan, type PromptSpec } from "./definitions.js";
 import { type Listing, LookupFailure } from "./lookups.js";

@@ -23,7 +23,7 @@ export interface RedisStore extends SharedStore {
   readonly reachable: boolean;
 }
 
-/** docs/hosting.md restates these (test/store.test.ts holds it to them). */
+/** docs/hosting.md restates these (test/state/store.test.ts holds it to them). */
 export const REDIS_STORE_DEFAULTS: Required<RedisStoreOptions> = {
   connectTimeoutMs: 2_000,
   commandTimeoutMs: 2_000,

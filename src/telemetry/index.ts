@@ -1,7 +1,7 @@
 // What the rest of the server sees of telemetry: hooks that do nothing until startTelemetry loads
 // OpenTelemetry's SDK (sdk.ts, a chunk of its own, imported only when an exporter is configured).
 // Off, a hook costs one read of `active`; nothing of OpenTelemetry is loaded (docs/observability.md).
-import type { TelemetrySettings } from "../config.js";
+import type { TelemetrySettings } from "../config/types.js";
 import type { ActiveTelemetry, EventName, OtlpEnv, TelemetryNames } from "./types.js";
 
 export * from "./types.js";

@@ -20,7 +20,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import type { TelemetrySettings } from "../config.js";
+import type { TelemetrySettings } from "../config/types.js";
 import { log, setLogContext } from "../log.js";
 import { SERVER_NAME, SERVER_VERSION } from "../version.js";
 import { Observer } from "./observe.js";

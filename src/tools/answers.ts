@@ -2,7 +2,7 @@
 // answer exceeds. Over budget, whole rows go from the end and the answer says how to get them.
 // Figures and the reasons behind each choice: docs/context-cost.md.
 import { z } from "zod";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";
 
 export type ResponseFormat = "concise" | "full";

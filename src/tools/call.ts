@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
-import type { UpstreamSettings } from "../config.js";
+import type { UpstreamSettings } from "../config/types.js";
 import * as telemetry from "../telemetry/index.js";
 import {
   type Answer,
@@ -21,7 +21,8 @@ import {
 import { holdForConfirmation } from "./confirm.js";
 import type { CallContext } from "./context.js";
 import type { EndpointDefinition } from "./definition.js";
-import { errorResult, failureLog, redact, scrubKeys, toolErrorResult } from "./errors.js";
+import { errorResult, failureLog, toolErrorResult } from "./errors.js";
+import { redact, scrubKeys } from "./key-scrub.js";
 import { PREPARED_TOOLS } from "./register.js";
 import { AnswerTooDeepError, sanitizeAnswer, sanitizeBody } from "./sanitize.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";

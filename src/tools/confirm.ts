@@ -1,6 +1,6 @@
 // Writes the person confirms (--confirm-writes): before a call to an endpoint that creates data is
 // forwarded, the person is shown what would be sent and asked yes or no, through the client's
-// elicitation. One path serves both eras: the handler returns an input-required result; on 2026-07-28
+// elicitation. One path serves 2026-07-28 and the 2025 revisions: the handler returns an input-required result; on 2026-07-28
 // the client asks and calls again with the answer, on a 2025 connection the SDK sends the
 // elicitation/create request itself and calls the handler again with the answer.
 import {

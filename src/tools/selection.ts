@@ -2,7 +2,8 @@
 // each narrowing the others. A name that is not a toolset or a tool is an error listing the valid
 // ones, so a typo can never silently serve everything (or nothing).
 import type { IncomingHttpHeaders } from "node:http";
-import { ConfigError, type ConfigKey, list, parseSwitch, type ToolSelection } from "../config.js";
+import { list, parseSwitch } from "../config/kinds.js";
+import { ConfigError, type ConfigKey, type ToolSelection } from "../config/types.js";
 import type { ApiName } from "./definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "./register.js";
 

@@ -1,6 +1,6 @@
 // A token count that errs high, for the answer budget: one pass over the text, no vocabulary, cheap
 // enough for every call. It follows o200k's split of text into words, numbers and punctuation runs,
-// then charges each piece at least what o200k does (held by test/tokens.test.ts against the real
+// then charges each piece at least what o200k does (held by test/tools/tokens.test.ts against the real
 // tokenizer on answers and random JSON). Why not a tokenizer at run time: docs/context-cost.md.
 
 const isLetter = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90);

@@ -1,17 +1,11 @@
-// stdio: the SDK's serveStdio answers the one client that spawned us, in whichever era it opens with
+// stdio: the SDK's serveStdio answers the one client that spawned us, in whichever revision it opens with
 // (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr. On SIGTERM the
 // requests already read are answered (for up to the grace) before the process exits; new ones are refused.
 import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
 import * as telemetry from "../telemetry/index.js";
-
-export interface RunningTransport {
-  /** Resolves when the transport has ended (client gone, or close() called). */
-  closed: Promise<void>;
-  /** Ends the transport; with `graceMs`, the requests it accepted are answered first (for up to that long). */
-  close(graceMs?: number): Promise<void>;
-}
+import type { RunningTransport } from "./running.js";
 
 /** JSON-RPC's "server error" range: a refusal that is the server's state, not the request's fault. */
 const SHUTTING_DOWN = -32000;

@@ -1,5 +1,5 @@
 // The body of POST /mcp, read here rather than by the transport: the server needs it to tell the
-// protocol era and an initialize from other requests, and to log the tool called. Each malformed request gets its own 4xx.
+// protocol revision and an initialize from other requests, and to log the tool called. Each malformed request gets its own 4xx.
 import type { IncomingMessage } from "node:http";
 import { isJsonContentType } from "@modelcontextprotocol/server";
 import { HttpProblem, RpcCode } from "./replies.js";
@@ -70,14 +70,14 @@ export function readMcpBody(req: IncomingMessage, maxBytes: number): Promise<unk
 const MAX_LOGGED_NAME = 100;
 
 /** What the request log line says of a request, filled in as the request is handled. */
-export interface RequestFacts {
+export interface RequestLogLine {
   method?: string;
   path: string;
   rpc?: string;
   tool?: string;
   session?: string;
   /** The protocol revision, when the request names one in its `_meta` (2026-07-28). */
-  era?: string;
+  revision?: string;
 }
 
 /** The JSON-RPC method and, for tools/call, the tool name: what the request log shows of a body. */

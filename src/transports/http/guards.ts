@@ -2,7 +2,7 @@
 // protection), the bearer token, CORS; and the refusal to expose the server beyond loopback unguarded.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
-import { ConfigError, type HttpSettings } from "../../config.js";
+import { ConfigError, type HttpSettings } from "../../config/types.js";
 import { excerpt } from "../../excerpt.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 

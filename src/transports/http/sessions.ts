@@ -11,8 +11,9 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import * as telemetry from "../../telemetry/index.js";
-import type { RequestFacts } from "./body.js";
+import type { RequestLogLine } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
+import { cancelledIdOf, requestIdOf } from "./rpc-ids.js";
 import { type RequestServer, shapingHeadersOf } from "./user-servers.js";
 import { answerWith } from "./web-exchange.js";
 
@@ -141,22 +142,6 @@ export class SessionStore {
 
 const RETRY_AFTER_SECONDS = "30";
 
-const isRequestId = (id: unknown): id is RequestId => typeof id === "string" || Number.isSafeInteger(id);
-
-/** The id of a single JSON-RPC request body, if it is one. */
-export function requestIdOf(body: unknown): RequestId | undefined {
-  const message = body as { id?: unknown; method?: unknown } | undefined;
-  return typeof message?.method === "string" && isRequestId(message.id) ? message.id : undefined;
-}
-
-/** The request a single `notifications/cancelled` body names, if it is one. */
-export function cancelledIdOf(body: unknown): RequestId | undefined {
-  const message = body as { method?: unknown; params?: { requestId?: unknown } } | undefined;
-  if (message?.method !== "notifications/cancelled") return undefined;
-  const id = message.params?.requestId;
-  return isRequestId(id) ? id : undefined;
-}
-
 /** Hands the session's server a cancellation of request `id`, through the SDK's own cancellation path. */
 function cancelOnServer(transport: WebStandardStreamableHTTPServerTransport, id: RequestId): void {
   const reason = "the client closed the connection before the answer";
@@ -183,14 +168,14 @@ export class StatefulEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    facts: RequestFacts,
+    logLine: RequestLogLine,
     server: () => RequestServer,
   ): Promise<void> {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {
       if (req.method === "POST" && isInitializeRequest(body))
-        return this.open(req, res, body, facts, server());
+        return this.open(req, res, body, logLine, server());
       throw new HttpProblem(
         400,
         RpcCode.serverError,
@@ -212,7 +197,7 @@ export class StatefulEndpoint {
         "Forbidden: this session was opened with other X-API-KEY, X-Project-Id, X-Workspace-Id or X-MCP-* headers; send the same ones, or initialize a new session",
       );
     }
-    facts.session = sessionId;
+    logLine.session = sessionId;
     this.sessions.requestStarted(session);
     const id = requestIdOf(body);
     if (id !== undefined) session.calls.add(id);
@@ -244,7 +229,7 @@ export class StatefulEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    facts: RequestFacts,
+    logLine: RequestLogLine,
     { identity, shapingHeaders, keyDigest, build }: RequestServer,
   ) {
     const release = this.sessions.reserve(keyDigest);
@@ -254,7 +239,7 @@ export class StatefulEndpoint {
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         release(true);
-        facts.session = id;
+        logLine.session = id;
         this.sessions.add(id, session);
         res.once("close", () => this.sessions.requestEnded(session));
       },
@@ -275,7 +260,7 @@ export class StatefulEndpoint {
       await answerWith(transport, req, res, body);
     } finally {
       release(false);
-      if (!facts.session) void mcp.close();
+      if (!logLine.session) void mcp.close();
     }
   }
 

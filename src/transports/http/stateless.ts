@@ -9,9 +9,9 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { RequestFacts } from "./body.js";
+import type { RequestLogLine } from "./body.js";
 import { HttpProblem, RpcCode } from "./replies.js";
-import { cancelledIdOf, requestIdOf } from "./sessions.js";
+import { cancelledIdOf, requestIdOf } from "./rpc-ids.js";
 import type { RequestServer } from "./user-servers.js";
 import { answerWith } from "./web-exchange.js";
 
@@ -23,7 +23,7 @@ export class StatelessEndpoint {
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
-    _facts: RequestFacts,
+    _logLine: RequestLogLine,
     serverOf: () => RequestServer,
   ): Promise<void> {
     if (req.method !== "POST") {

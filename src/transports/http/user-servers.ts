@@ -7,7 +7,8 @@ import type { Server } from "@modelcontextprotocol/server";
 import type { Dispatcher } from "undici";
 import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
-import { ConfigError, type UpstreamSettings } from "../../config.js";
+import { GUID } from "../../config/kinds.js";
+import { ConfigError, type UpstreamSettings } from "../../config/types.js";
 import { type AuthorizedGrant, grantSettings } from "../../oauth/grant.js";
 import { buildServer, type ServerOptions } from "../../server.js";
 import { sessionTools } from "../../tools/selection.js";
@@ -54,8 +55,6 @@ export const SHAPING_HEADERS = [
 export function shapingHeadersOf(headers: IncomingHttpHeaders): string {
   return SHAPING_HEADERS.map((name) => JSON.stringify(headers[name] ?? null)).join(",");
 }
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name];

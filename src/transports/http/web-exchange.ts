@@ -138,7 +138,7 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Hands one 2025-era request to the SDK's streamable HTTP transport, with its parsed body, and writes the answer. */
+/** Hands one 2025-revision request to the SDK's streamable HTTP transport, with its parsed body, and writes the answer. */
 export async function answerWith(
   transport: WebStandardStreamableHTTPServerTransport,
   req: IncomingMessage,

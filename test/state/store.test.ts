@@ -1,0 +1,34 @@
+// The in-memory store (the default, one process) against the SharedStore contract; the same suite
+// runs against a real Redis in test/state/redis-store.scale.test.ts. And what docs/hosting.md says of both.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIRST_RECONNECT_DELAY_MS, KEY_PREFIX, REDIS_STORE_DEFAULTS } from "../../src/state/redis.js";
+import { MEMORY_STORE_MAX_ENTRIES, memoryStore, type SharedStore } from "../../src/state/store.js";
+import { storeContract } from "../store-contract.js";
+
+let store: SharedStore;
+beforeAll(() => {
+  store = memoryStore();
+});
+afterAll(() => store.close());
+
+storeContract("memoryStore", () => store);
+
+describe("docs/hosting.md", () => {
+  const hosting = readFileSync(new URL("../../docs/hosting.md", import.meta.url), "utf8").replace(
+    /\s+/g,
+    " ",
+  );
+  const seconds = (ms: number) => `${ms / 1000} s`;
+
+  it("states the in-memory store's bound and the Redis store's timeouts as the code has them", () => {
+    expect(hosting).toContain(`At most ${MEMORY_STORE_MAX_ENTRIES.toLocaleString("en-US")} live entries`);
+    const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = REDIS_STORE_DEFAULTS;
+    expect(hosting).toContain(
+      `waiting from ${FIRST_RECONNECT_DELAY_MS} ms up to ${seconds(maxReconnectDelayMs)} between attempts`,
+    );
+    expect(hosting).toContain(`A connection attempt is given up after ${seconds(connectTimeoutMs)}`);
+    expect(hosting).toContain(`a command after ${seconds(commandTimeoutMs)} without an answer`);
+    expect(hosting).toContain(`Keys start with \`${KEY_PREFIX}\``);
+  });
+});

@@ -1,0 +1,220 @@
+// --confirm-writes over real sockets: the person's yes or no reaches the server through HTTP in both
+// eras (2026-07-28: the client calls again with the answer; 2025 session: the server's elicitation/create
+// rides the call's event stream and the answer comes back as a POST), a 2025 client of a --stateless
+// server cannot be asked and is refused, and the built CLI reads the setting on stdio.
+
+import { readFileSync } from "node:fs";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_CONFIRMATION_CHARS } from "../../src/tools/confirm.js";
+import { CLI, childEnv, type Recorder, startRecorder, textOf } from "../helpers.js";
+import { type HttpHarness, startHttp } from "../http-helpers.js";
+
+const MODERN = "2026-07-28";
+const KEY = "confirm-e2e-key-0123456789";
+const PROJECT = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+const TASK = "6f1c2b9e-3a4d-4e5f-8a7b-9c0d1e2f3a4b";
+const COMMENT = { id: "11111111-2222-4333-8444-555555555555", task_id: TASK, body: "Shipped." };
+const ARGS = { task_id: TASK, body: "Shipped." };
+const SHOWN = [
+  "The assistant asks to comment on a task (tasks_comments). Nothing is sent unless you accept; it is sent exactly as shown.",
+  "",
+  "action: create",
+  `task_id: ${TASK}`,
+  "body: Shipped.",
+  `project_id not given: ${PROJECT}, the default.`,
+].join("\n");
+
+type Action = "accept" | "decline" | "cancel";
+const answerOf = (action: Action) => (action === "accept" ? { action, content: {} } : { action });
+
+let upstream: Recorder;
+let http: HttpHarness | undefined;
+beforeEach(async () => {
+  upstream = await startRecorder(() => ({ body: COMMENT }));
+});
+afterEach(async () => {
+  await http?.close();
+  http = undefined;
+  await upstream.close();
+});
+
+const settings = () => ({
+  workspaceBaseUrl: upstream.url,
+  analyticsBaseUrl: upstream.url,
+  workspaceApiKey: KEY,
+  workspaceProjectId: PROJECT,
+  confirmWrites: true,
+});
+
+/** The comment POSTs the upstream received: one on accept, none otherwise. */
+const commentPosts = () =>
+  upstream.requests.filter(({ path }) => path === "/api/v1/business/tasks/comments").map(({ body }) => body);
+
+/** SDK v2's client on 2026-07-28, answering every elicitation with `action`; `asked` records the messages. */
+function modernClient(action: Action, asked: string[]) {
+  const client = new ModernClient(
+    { name: "confirm-modern", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push((request.params as { message: string }).message);
+    return answerOf(action);
+  });
+  return client;
+}
+
+/** SDK 1.x's client (2025-11-25), declaring elicitation when `action` is given. */
+function legacyClient(action: Action | undefined, asked: string[]) {
+  const client = new LegacyClient(
+    { name: "confirm-legacy", version: "1.0.0" },
+    { capabilities: action ? { elicitation: {} } : {} },
+  );
+  if (action) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return answerOf(action);
+    });
+  }
+  return client;
+}
+
+describe.each([[[]], [["--stateless"]]])("HTTP %j, 2026-07-28", (argv: string[]) => {
+  it.each(["accept", "decline", "cancel"] as const)("the person answers %s", async (action) => {
+    http = await startHttp(argv, settings());
+    const asked: string[] = [];
+    const client = modernClient(action, asked);
+    await client.connect(new ModernHttpTransport(new URL(http.url)));
+    try {
+      const result = await client.callTool({ name: "tasks_comments", arguments: ARGS });
+      expect(asked).toEqual([SHOWN]);
+      if (action === "accept") {
+        expect(commentPosts()).toEqual([{ action: "create", ...ARGS }]);
+        expect(result.structuredContent).toEqual(COMMENT);
+      } else {
+        expect(commentPosts()).toEqual([]);
+        expect(result.structuredContent).toEqual({
+          sent: false,
+          decision: action === "decline" ? "declined" : "cancelled",
+        });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("HTTP, a 2025 session", () => {
+  it.each(["accept", "decline", "cancel"] as const)("the person answers %s", async (action) => {
+    http = await startHttp([], settings());
+    const asked: string[] = [];
+    const client = legacyClient(action, asked);
+    await client.connect(new LegacyHttpTransport(new URL(http.url)));
+    try {
+      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(asked).toEqual([SHOWN]);
+      expect(commentPosts()).toEqual(action === "accept" ? [{ action: "create", ...ARGS }] : []);
+      expect(result.isError).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a client without elicitation is refused, naming the setting", async () => {
+    http = await startHttp([], settings());
+    const client = legacyClient(undefined, []);
+    await client.connect(new LegacyHttpTransport(new URL(http.url)));
+    try {
+      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(
+        "(MCP_CONFIRM_WRITES / --confirm-writes), and this client did not declare",
+      );
+      expect(commentPosts()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("HTTP --stateless, a 2025 client", () => {
+  it("cannot be asked, even declaring elicitation: refused, naming the setting, nothing sent", async () => {
+    http = await startHttp(["--stateless"], settings());
+    const asked: string[] = [];
+    const client = legacyClient("accept", asked);
+    await client.connect(new LegacyHttpTransport(new URL(http.url)));
+    try {
+      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        "tasks_comments: not sent. This server asks the person to confirm every call that creates data (MCP_CONFIRM_WRITES / --confirm-writes), and this connection cannot carry a question to the person (a 2025 client over HTTP without a session, as with --stateless). Tell the person; they can post it themselves, use a client that supports elicitation, or have the operator turn the setting off.",
+      );
+      expect(asked).toEqual([]);
+      expect(commentPosts()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("docs/confirm-writes.md", () => {
+  it("shows the question these tests see, and the bound the server keeps", () => {
+    const page = readFileSync(new URL("../../docs/confirm-writes.md", import.meta.url), "utf8");
+    expect(page).toContain(`\`\`\`text\n${SHOWN}\n\`\`\``);
+    expect(page).toContain(`A question longer than ${MAX_CONFIRMATION_CHARS} characters is not asked`);
+  });
+});
+
+/** The built CLI's stdio, with the recorder as both APIs and `extra` on top. */
+const stdioServer = (args: string[], extra: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [CLI, ...args],
+  env: childEnv({
+    WORKSPACE_BASE_URL: upstream.url,
+    ANALYTICS_BASE_URL: upstream.url,
+    WORKSPACE_API_KEY: KEY,
+    WORKSPACE_PROJECT_ID: PROJECT,
+    ...extra,
+  }),
+  stderr: "ignore" as const,
+});
+
+describe("stdio, the built CLI", () => {
+  it("a 2025 client (SDK 1.x) that declines: asked, nothing sent", async () => {
+    const asked: string[] = [];
+    const client = legacyClient("decline", asked);
+    await client.connect(new LegacyStdioTransport(stdioServer(["--confirm-writes"])));
+    try {
+      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(asked).toEqual([SHOWN]);
+      expect(result.structuredContent).toEqual({ sent: false, decision: "declined" });
+      expect(commentPosts()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([
+    ["--confirm-writes", ["--confirm-writes"], {}],
+    ["MCP_CONFIRM_WRITES=1", [], { MCP_CONFIRM_WRITES: "1" }],
+  ])("%s: asked, and on accept exactly one comment is sent", async (_name, args, env) => {
+    const asked: string[] = [];
+    const client = modernClient("accept", asked);
+    await client.connect(new ModernStdioTransport(stdioServer(args, env)));
+    try {
+      await client.callTool({ name: "tasks_comments", arguments: ARGS });
+      expect(asked).toEqual([SHOWN]);
+      expect(commentPosts()).toEqual([{ action: "create", ...ARGS }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
