@@ -92,7 +92,7 @@ describe("package.json and server.json", () => {
     expect(oci.identifier).toBe(`ghcr.io/agent-workspace/agent-workspace-mcp:${pkg.version}`);
     expect(oci.version).toBeUndefined();
     const port = /MCP_PORT=(\d+)/.exec(
-      readFileSync(new URL("../Containerfile", import.meta.url), "utf8"),
+      readFileSync(new URL("../../Containerfile", import.meta.url), "utf8"),
     )?.[1];
     expect(oci.transport).toEqual({ type: "streamable-http", url: `http://localhost:${port}/mcp` });
     const variables: { name: string; isSecret?: boolean; isRequired?: boolean }[] = oci.environmentVariables;
