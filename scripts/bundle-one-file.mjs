@@ -3,6 +3,7 @@
 // Desktop bundle (bundle-mcpb.mjs) and the container image (Containerfile) ship this file. Takes the view
 // npm run build wrote, else builds it. Run alone: node scripts/bundle-one-file.mjs <outfile>.
 import { existsSync, readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { buildView, VIEW_FILE } from "./build-view.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
@@ -47,8 +48,12 @@ export async function bundleOneFile(outfile, plugins = []) {
     platform: "node",
     target: "node20",
     plugins: [inlinePackageFacts(pkg), zodEnglishOnly, ...plugins],
-    // The report view (MCP Apps), built by npm run build, carried inline as in dist/cli.js.
-    define: { __REPORT_VIEW_HTML__: JSON.stringify(viewHtml) },
+    // The report view (MCP Apps), built by npm run build, carried inline gzipped (465 KB of HTML in 170 KB).
+    define: {
+      __REPORT_VIEW_HTML_GZIP__: JSON.stringify(gzipSync(viewHtml, { level: 9 }).toString("base64")),
+    },
+    // ES module entries where a package has both: they tree-shake (OpenTelemetry's do).
+    mainFields: ["module", "main"],
     // As scripts/bundle.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',

@@ -4,7 +4,8 @@
 // redirects, a size cap and a timeout; kept as its Cache-Control says, within a cap.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
+import UndiciAgent from "undici/lib/dispatcher/agent.js";
 
 export const METADATA_MAX_BYTES = 5 * 1024;
 export const METADATA_TIMEOUT_MS = 5_000;
@@ -120,7 +121,7 @@ export class MetadataFetcher {
   constructor(options: MetadataFetcherOptions) {
     this.allowPrivate = options.allowPrivate;
     this.timeoutMs = options.timeoutMs ?? METADATA_TIMEOUT_MS;
-    this.dispatcher = new Agent({
+    this.dispatcher = new UndiciAgent({
       connect: { lookup: guardedLookup(options.allowPrivate), timeout: this.timeoutMs, ...options.tls },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
@@ -148,8 +149,9 @@ export class MetadataFetcher {
     }
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await request(url, {
-        dispatcher: this.dispatcher,
+      answer = await this.dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: "GET",
         headers: { accept: "application/json" },
         signal: AbortSignal.timeout(this.timeoutMs),

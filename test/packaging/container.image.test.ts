@@ -20,7 +20,7 @@ import { logOf } from "../helpers.js";
 import { startGatedUpstream } from "../http-helpers.js";
 
 const run = promisify(execFile);
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 const IMAGE = "localhost/agent-workspace-mcp:image-test";
 const USER = "65532:65532";
 const APP_LAYER_LIMIT = 2 * 1024 * 1024;
