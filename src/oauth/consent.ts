@@ -22,6 +22,7 @@ import {
 } from "./consent-page.js";
 import { type GrantCredentials, grantSettings } from "./grant.js";
 import { readBody, sendHtml } from "./http-io.js";
+import { countRefusal, countSignin } from "./metrics.js";
 import { matchRedirectUri } from "./redirects.js";
 import { digestOf, type Keyring, seal, unseal } from "./seal.js";
 
@@ -45,6 +46,12 @@ interface PendingConsent {
   sealed?: string;
   workspaceProjects?: Project[];
   analyticsProjects?: Project[];
+}
+
+/** Why a key was not taken, and what to tell the person. */
+interface KeyProblem {
+  reason: "key_refused" | "key_unchecked";
+  message: string;
 }
 
 /** An issued authorization code (store: oauth:code:<digest>). */
@@ -86,19 +93,25 @@ export class ConsentFlow {
     try {
       client = await this.settings.clients.find(clientId);
     } catch (error) {
-      if (error instanceof OAuthFailure)
+      if (error instanceof OAuthFailure) {
+        countRefusal("unknown_client");
         return this.errorPage(res, `The application is not known: ${error.message}.`);
+      }
       throw error;
     }
     if (!redirectUri || !matchRedirectUri(redirectUri, client.redirectUris)) {
+      countRefusal("redirect_uri");
       return this.errorPage(res, "The address to send you back to is not one the application registered.");
     }
     const back = (error: string, description: string) =>
       this.redirect(res, redirectUri, { error, error_description: description, state: query.get("state") });
-    if (query.get("response_type") !== "code")
+    if (query.get("response_type") !== "code") {
+      countRefusal("response_type");
       return back("unsupported_response_type", "response_type must be code");
+    }
     const challenge = query.get("code_challenge") ?? "";
     if (query.get("code_challenge_method") !== "S256" || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+      countRefusal("pkce_challenge");
       return back(
         "invalid_request",
         "PKCE is required: code_challenge (43 characters) with code_challenge_method S256",
@@ -106,6 +119,7 @@ export class ConsentFlow {
     }
     const resource = query.get("resource") ?? this.settings.resource;
     if (!sameResource(resource, this.settings.resource)) {
+      countRefusal("resource");
       return back("invalid_target", `resource must be ${this.settings.resource}`);
     }
     const pending: PendingConsent = {
@@ -136,6 +150,7 @@ export class ConsentFlow {
     const csrf = form.get("csrf") ?? "";
     const cookie = cookieValue(req.headers.cookie, cookieName(requestId));
     if (!pending || csrf !== pending.csrf || cookie !== pending.csrf) {
+      countRefusal("csrf");
       return this.errorPage(
         res,
         "This sign-in form has expired or was not sent from its own page (its security token is missing or wrong).",
@@ -144,6 +159,7 @@ export class ConsentFlow {
     }
     const step = form.get("step");
     if (step === "deny") {
+      countRefusal("denied");
       await this.settings.store.delete(consentKey(requestId));
       return this.redirect(res, pending.redirectUri, {
         error: "access_denied",
@@ -172,12 +188,14 @@ export class ConsentFlow {
     const analyticsKey = (form.get("analytics_key") ?? "").trim();
     pending.attempts += 1;
     if (pending.attempts > MAX_KEY_ATTEMPTS) {
+      countRefusal("key_attempts");
       await this.settings.store.delete(consentKey(requestId));
       return this.errorPage(res, `${MAX_KEY_ATTEMPTS} keys were tried on this page.`, 429);
     }
     const save = () =>
       this.settings.store.set(consentKey(requestId), JSON.stringify(pending), CONSENT_TTL_MS);
     if (!workspaceKey) {
+      countRefusal("key_missing");
       await save();
       return this.page(res, requestId, pending, "key", "Enter your workspace API key.");
     }
@@ -187,9 +205,10 @@ export class ConsentFlow {
       write: false,
     };
     const checked = await this.projectsOf(credentials);
-    if (typeof checked === "string") {
+    if ("reason" in checked) {
+      countRefusal(checked.reason);
       await save();
-      return this.page(res, requestId, pending, "key", checked);
+      return this.page(res, requestId, pending, "key", checked.message);
     }
     Object.assign(pending, checked, { sealed: await seal(this.settings.keys, JSON.stringify(credentials)) });
     await save();
@@ -199,7 +218,7 @@ export class ConsentFlow {
   /** The projects each API shows this key, or what to tell the person when an API refuses it. */
   private async projectsOf(
     credentials: GrantCredentials,
-  ): Promise<Pick<PendingConsent, "workspaceProjects" | "analyticsProjects"> | string> {
+  ): Promise<Pick<PendingConsent, "workspaceProjects" | "analyticsProjects"> | KeyProblem> {
     const { serverTools, upstream, dispatcher } = this.settings;
     const upstreams = createUpstreams({ ...upstream, ...grantSettings(credentials) }, dispatcher);
     const ask = async (endpoint: typeof WHOAMI, rows: "projects" | "data", api: string) => {
@@ -209,9 +228,11 @@ export class ConsentFlow {
         return projectList((value as Record<string, unknown>)?.[rows]);
       } catch (error) {
         if (error instanceof UpstreamHttpError && (error.status === 401 || error.status === 403)) {
-          return `The ${api} API refused this key (${error.status}). Check it and try again.`;
+          const message = `The ${api} API refused this key (${error.status}). Check it and try again.`;
+          return { reason: "key_refused", message } satisfies KeyProblem;
         }
-        return `The ${api} API could not check the key just now. Try again in a moment.`;
+        const message = `The ${api} API could not check the key just now. Try again in a moment.`;
+        return { reason: "key_unchecked", message } satisfies KeyProblem;
       }
     };
     const [workspace, analytics] = await Promise.all([
@@ -222,8 +243,8 @@ export class ConsentFlow {
         credentials.analyticsApiKey ? "analytics" : "analytics (with the workspace key)",
       ),
     ]);
-    if (typeof workspace === "string") return workspace;
-    if (typeof analytics === "string") return analytics;
+    if (workspace !== undefined && !Array.isArray(workspace)) return workspace;
+    if (analytics !== undefined && !Array.isArray(analytics)) return analytics;
     return { workspaceProjects: workspace, analyticsProjects: analytics };
   }
 
@@ -239,6 +260,7 @@ export class ConsentFlow {
     };
     // Single use: of two submissions of one page, one issues a code.
     if ((await this.settings.store.take(consentKey(requestId))) === undefined) {
+      countRefusal("consent_reused");
       return this.errorPage(res, "This sign-in form was already answered.", 409);
     }
     const credentials = JSON.parse(
@@ -260,6 +282,7 @@ export class ConsentFlow {
       sealed: await seal(this.settings.keys, JSON.stringify(granted)),
     };
     await this.settings.store.set(codeKey(code), JSON.stringify(record), CODE_TTL_MS);
+    countSignin();
     return this.redirect(res, pending.redirectUri, { code, state: pending.state });
   }
 

@@ -12,6 +12,7 @@ import { ConsentFlow } from "./consent.js";
 import type { AuthorizedGrant } from "./grant.js";
 import { API_HEADERS, readBody, readForm, sendOAuthError, sendOAuthJson, sendPreflight } from "./http-io.js";
 import { MetadataFetcher, type MetadataFetcherOptions } from "./metadata-documents.js";
+import { countRefusal, refusal } from "./metrics.js";
 import { Keyring, TokenRefused } from "./seal.js";
 import { TokenService } from "./tokens.js";
 
@@ -139,7 +140,7 @@ export class OAuthServer {
         // The form is posted from its own page: a browser says so in Origin.
         const origin = req.headers.origin;
         if (origin !== undefined && origin !== this.issuer) {
-          throw new OAuthFailure("invalid_request", "the form was posted from another site", 403);
+          throw refusal("csrf", "invalid_request", "the form was posted from another site", 403);
         }
         return this.consent.submit(req, res);
       }
@@ -173,13 +174,17 @@ export class OAuthServer {
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
-    const client = await this.clients.authenticate(form, req.headers.authorization);
+    const client = await this.clients.authenticate(form, req.headers.authorization).catch((error) => {
+      if (error instanceof OAuthFailure) countRefusal("client_auth");
+      throw error;
+    });
     const grantType = form.get("grant_type");
     let answer: unknown;
     if (grantType === "authorization_code") answer = await this.tokens.exchangeCode(form, client);
     else if (grantType === "refresh_token") answer = await this.tokens.refresh(form, client);
     else
-      throw new OAuthFailure(
+      throw refusal(
+        "grant_type",
         "unsupported_grant_type",
         "grant_type must be authorization_code or refresh_token",
       );

@@ -4,9 +4,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { SharedStore } from "../state/store.js";
 import type { KnownClient } from "./clients.js";
-import { OAuthFailure } from "./clients.js";
 import { type CodeRecord, codeKey, sameResource } from "./consent.js";
 import type { AuthorizedGrant, GrantCredentials } from "./grant.js";
+import { refusal } from "./metrics.js";
 import {
   type AccessClaims,
   digestOf,
@@ -60,20 +60,32 @@ export class TokenService {
       // A code presented twice: whatever the first use obtained is revoked (RFC 6749 §4.1.2).
       const grantId = await this.store.take(usedCodeKey(code));
       if (grantId) await this.store.delete(grantKey(grantId));
-      throw new OAuthFailure("invalid_grant", "the code is unknown, expired or already used");
+      throw refusal(
+        grantId ? "code_reused" : "code_unknown",
+        "invalid_grant",
+        "the code is unknown, expired or already used",
+      );
     }
     const record = JSON.parse(taken) as CodeRecord;
     if (record.clientId !== client.clientId)
-      throw new OAuthFailure("invalid_grant", "the code was issued to another client");
+      throw refusal("code_client", "invalid_grant", "the code was issued to another client");
     if (form.get("redirect_uri") !== record.redirectUri) {
-      throw new OAuthFailure("invalid_grant", "redirect_uri differs from the authorization request's");
+      throw refusal(
+        "redirect_mismatch",
+        "invalid_grant",
+        "redirect_uri differs from the authorization request's",
+      );
     }
     const resource = form.get("resource");
     if (resource !== null && !sameResource(resource, record.resource)) {
-      throw new OAuthFailure("invalid_target", `resource must be ${record.resource}`);
+      throw refusal("resource", "invalid_target", `resource must be ${record.resource}`);
     }
     if (!pkceMatches(form.get("code_verifier") ?? "", record.challenge)) {
-      throw new OAuthFailure("invalid_grant", "code_verifier does not match the code_challenge (PKCE S256)");
+      throw refusal(
+        "pkce_mismatch",
+        "invalid_grant",
+        "code_verifier does not match the code_challenge (PKCE S256)",
+      );
     }
     const grantId = randomUUID();
     await this.store.set(
@@ -93,18 +105,20 @@ export class TokenService {
       // A rotated-out refresh token is back: someone holds a copy, so the whole grant goes.
       const reused = await this.store.get(usedRefreshKey(token));
       if (reused) await this.store.delete(grantKey(reused));
-      throw new OAuthFailure(
+      throw refusal(
+        reused ? "refresh_reused" : "refresh_unknown",
         "invalid_grant",
         "the refresh token is unknown, expired, revoked or already used",
       );
     }
     await this.store.set(usedRefreshKey(token), grantId, GRANT_TTL_MS);
     const stored = await this.store.get(grantKey(grantId));
-    if (stored === undefined) throw new OAuthFailure("invalid_grant", "the grant was revoked or has expired");
+    if (stored === undefined)
+      throw refusal("grant_revoked", "invalid_grant", "the grant was revoked or has expired");
     const grant = JSON.parse(stored) as GrantRecord;
     if (grant.clientId !== client.clientId) {
       await this.store.delete(grantKey(grantId));
-      throw new OAuthFailure("invalid_grant", "the refresh token was issued to another client");
+      throw refusal("refresh_client", "invalid_grant", "the refresh token was issued to another client");
     }
     await this.store.set(grantKey(grantId), stored, GRANT_TTL_MS);
     const credentials = JSON.parse(await unseal(this.keys, grant.sealed)) as GrantCredentials;
@@ -173,7 +187,7 @@ export class TokenService {
 
 function required(form: URLSearchParams, name: string): string {
   const value = form.get(name);
-  if (!value) throw new OAuthFailure("invalid_request", `${name} is missing`);
+  if (!value) throw refusal("missing_parameter", "invalid_request", `${name} is missing`);
   return value;
 }
 

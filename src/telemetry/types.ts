@@ -2,8 +2,8 @@
 import type { JSONRPCRequest, Result, Server, ServerContext } from "@modelcontextprotocol/server";
 
 /**
- * Counted events, each a metric of its own (docs/observability.md). "oauth.signin" and
- * "oauth.refusal" are for the OAuth flow to report with `count`, attributes `client` and `reason`.
+ * Counted events, each a metric of its own (docs/observability.md). The OAuth flow reports
+ * "oauth.signin" and "oauth.refusal" (with a bounded reason) through src/oauth/metrics.ts.
  */
 export type EventName = "confirmation" | "sanitized" | "oauth.signin" | "oauth.refusal";
 

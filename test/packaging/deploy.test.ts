@@ -5,7 +5,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { parseCommandLine } from "../../src/config/parse.js";
+import { assertOAuthSettings, parseCommandLine } from "../../src/config/parse.js";
 import { SETTINGS } from "../../src/config/settings.js";
 import { assertSafeBinding } from "../../src/transports/http/guards.js";
 import { type HttpHarness, startHttp } from "../http-helpers.js";
@@ -46,7 +46,7 @@ function runtimeStage(text: string) {
 
 interface Manifest {
   kind: string;
-  metadata: { name: string };
+  metadata: { name: string; labels?: Record<string, string> };
   // biome-ignore lint/suspicious/noExplicitAny: parsed YAML, checked field by field below
   spec: any;
   stringData?: Record<string, string>;
@@ -59,11 +59,20 @@ const manifests: Manifest[] = (kustomization.resources as string[]).flatMap((fil
     return doc.toJS() as Manifest;
   }),
 );
-const only = (kind: string) => {
-  const found = manifests.filter((manifest) => manifest.kind === kind);
-  expect(found, kind).toHaveLength(1);
+/** The one manifest of a kind (the server's own, where Redis has one of the same kind). */
+const only = (kind: string, name = "agent-workspace-mcp") => {
+  const found = manifests.filter((manifest) => manifest.kind === kind && manifest.metadata.name === name);
+  expect(found, `${kind} ${name}`).toHaveLength(1);
   return found[0]!;
 };
+/** The labels a resource gets once applied: its own, and the kustomization's. */
+const appliedLabels = (manifest: Manifest): Record<string, string> => ({
+  ...manifest.metadata.labels,
+  ...Object.assign(
+    {},
+    ...(kustomization.labels as { pairs: Record<string, string> }[]).map(({ pairs }) => pairs),
+  ),
+});
 const image = runtimeStage(read("Containerfile"));
 const deployment = only("Deployment");
 const pod = deployment.spec.template.spec;
@@ -120,7 +129,16 @@ describe("the Kubernetes manifests", () => {
     );
     expect([...kustomization.resources].sort()).toEqual(files.sort());
     expect(manifests.map(({ kind }) => kind).sort()).toEqual(
-      ["Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Secret", "Service"].sort(),
+      [
+        "Deployment",
+        "Deployment",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+        "Secret",
+        "Service",
+        "Service",
+        "ServiceMonitor",
+      ].sort(),
     );
   });
 
@@ -165,7 +183,10 @@ describe("the Kubernetes manifests", () => {
       allowPrivilegeEscalation: false,
       capabilities: { drop: ["ALL"] },
     });
-    expect(container.ports).toEqual([{ name: "http", containerPort: Number(image.env.MCP_PORT) }]);
+    expect(container.ports).toEqual([
+      { name: "http", containerPort: Number(image.env.MCP_PORT) },
+      { name: "metrics", containerPort: Number(podEnvironment().MCP_METRICS_PORT) },
+    ]);
     expect(container.resources.requests).toBeDefined();
     expect(container.resources.limits.memory).toBeDefined();
   });
@@ -182,7 +203,10 @@ describe("the Kubernetes manifests", () => {
     expect(deployment.spec.replicas).toBeGreaterThan(1);
     const service = only("Service");
     expect(service.spec.selector).toEqual(labels);
-    expect(service.spec.ports.map(({ targetPort }: { targetPort: string }) => targetPort)).toEqual(["http"]);
+    expect(service.spec.ports.map(({ targetPort }: { targetPort: string }) => targetPort)).toEqual([
+      "http",
+      "metrics",
+    ]);
     const budget = only("PodDisruptionBudget");
     expect(budget.spec.selector.matchLabels).toEqual(labels);
     expect(budget.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
@@ -193,6 +217,46 @@ describe("the Kubernetes manifests", () => {
       name: deployment.metadata.name,
     });
     expect(autoscaler.spec.minReplicas).toBe(deployment.spec.replicas);
+  });
+
+  it("with OAuth on, make a configuration whose sign-in settings the server accepts", () => {
+    const command = parseCommandLine([], podEnvironment());
+    if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+    const { http } = command.config;
+    expect(http.oauth).toBe(true);
+    expect(http.publicUrl).toBe(`https://${http.allowedHosts?.[0]}`);
+    expect(() => assertOAuthSettings(command.config)).not.toThrow();
+    // The Redis URL names the Redis Service of the manifests, at its port.
+    const redisService = only("Service", "agent-workspace-mcp-redis");
+    const redisUrl = new URL(http.redisUrl!);
+    expect(redisUrl.hostname).toBe(redisService.metadata.name);
+    expect(Number(redisUrl.port)).toBe(redisService.spec.ports[0].port);
+    const redis = only("Deployment", "agent-workspace-mcp-redis");
+    expect(redisService.spec.selector).toEqual(redis.spec.template.metadata.labels);
+    expect(redis.spec.selector.matchLabels).toEqual(redis.spec.template.metadata.labels);
+  });
+
+  it("serve metrics on all the pod's addresses at the metrics port, which the ServiceMonitor scrapes through the Service", () => {
+    const command = parseCommandLine([], podEnvironment());
+    if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+    const { telemetry } = command.config;
+    expect(telemetry.metricsHost).toBe("0.0.0.0");
+    const metricsPort = container.ports.find(({ name }: { name: string }) => name === "metrics");
+    expect(telemetry.metricsPort).toBe(metricsPort.containerPort);
+    const service = only("Service");
+    const monitor = only("ServiceMonitor");
+    // It selects the server's Service by its applied labels, and not Redis's.
+    const selects = (target: Manifest) =>
+      Object.entries(monitor.spec.selector.matchLabels).every(
+        ([key, value]) => appliedLabels(target)[key] === value,
+      );
+    expect(selects(service)).toBe(true);
+    expect(selects(only("Service", "agent-workspace-mcp-redis"))).toBe(false);
+    const [endpoint] = monitor.spec.endpoints;
+    expect(endpoint.path).toBe("/metrics");
+    expect(service.spec.ports.find(({ name }: { name: string }) => name === endpoint.port)?.targetPort).toBe(
+      metricsPort.name,
+    );
   });
 
   describe("probe paths the server answers", () => {

@@ -1,0 +1,221 @@
+// Sign-in across replicas: two replicas of the built CLI with --oauth, one MCP_OAUTH_SECRET, one
+// --public-url (nginx's origin) and one Redis, behind deploy/nginx.conf. Each step is pinned to a
+// replica by calling its own port: the consent and the code exchange on one, the tool call and the
+// refresh on the other, and the reuse of a rotated-out refresh token caught by the first, after which
+// both refuse the grant's access token. A write confirmation (2026-07-28, --confirm-writes) is asked by
+// one replica and accepted at the other, posting once; the same accept re-sent posts nothing.
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { textOf } from "../helpers.js";
+import { eventually } from "../http-helpers.js";
+import {
+  type ConsentPage,
+  fieldOf,
+  openConsent,
+  postForm,
+  rawMcp,
+  startFlow,
+  TEST_SECRET,
+  type Tokens,
+} from "../oauth-harness.js";
+import { type RedisServer, startRedisServer } from "../redis-server.js";
+import { type Replica, type ReplicaSet, startReplicaSet } from "../replicas.js";
+
+const MODERN = "2026-07-28";
+const COMMENTS_PATH = "/api/v1/business/tasks/comments";
+
+const originOf = (replica: Replica) => new URL(replica.mcpUrl).origin;
+
+describe("sign-in across two replicas sharing a Redis behind nginx", () => {
+  let sandbox: Sandbox;
+  let redis: RedisServer;
+  let set: ReplicaSet;
+  let first: Replica;
+  let second: Replica;
+  let tokens: Tokens;
+  let clientId: string;
+  /** The refresh token the second replica rotated out. */
+  let rotatedOut: string;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ record: true });
+    redis = await startRedisServer();
+    set = await startReplicaSet({
+      count: 2,
+      sandbox,
+      redisUrl: redis.url,
+      env: { MCP_OAUTH_SECRET: TEST_SECRET },
+      args: (front) => ["--stateless", "--oauth", "--public-url", front, "--confirm-writes"],
+    });
+    [first, second] = set.replicas as [Replica, Replica];
+  });
+
+  afterAll(async () => {
+    await set?.close();
+    await redis?.close();
+    await sandbox?.close();
+  });
+
+  /** One step of the consent form, posted to `replica` as a browser posts it from the public page. */
+  const postConsentTo = (replica: Replica, page: ConsentPage, fields: Record<string, string>) =>
+    fetch(`${originOf(replica)}/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: page.cookie,
+        origin: set.front,
+      },
+      body: new URLSearchParams({
+        request: fieldOf(page.html, "request"),
+        csrf: fieldOf(page.html, "csrf"),
+        ...fields,
+      }),
+    });
+
+  /** A 2026-07-28 client of one replica's own /mcp, carrying the access token; input requests left to the test. */
+  async function clientOf(replica: Replica, accessToken: string) {
+    const client = new ModernClient(
+      { name: "oauth-replicas", version: "1.0.0" },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    const requestInit = { headers: { authorization: `Bearer ${accessToken}` } };
+    await client.connect(new ModernHttpTransport(new URL(replica.mcpUrl), { requestInit }));
+    return client;
+  }
+
+  it("signs in at one replica (consent and code), then calls a tool and refreshes at the other", async () => {
+    // Registration goes through nginx: a client id is the registration, signed, valid at every replica.
+    const flow = await startFlow(set.front);
+    clientId = flow.clientId;
+    expect(flow.authorizationUrl.origin).toBe(set.front);
+    const atFirst = new URL(flow.authorizationUrl.pathname + flow.authorizationUrl.search, originOf(first));
+    const page = await openConsent(atFirst);
+    expect(page.status).toBe(200);
+    const keyStep = await postConsentTo(first, page, { step: "key", workspace_key: sandbox.apiKey });
+    expect(keyStep.status).toBe(200);
+    const allowed = await postConsentTo(
+      first,
+      { ...page, html: await keyStep.text() },
+      { step: "allow", workspace_project: sandbox.workspaceProjectId, analytics_project: "", write: "1" },
+    );
+    expect(allowed.status).toBe(303);
+    const callback = new URL(allowed.headers.get("location")!).searchParams;
+    expect(callback.get("iss")).toBe(set.front);
+    const exchanged = await postForm(`${originOf(first)}/token`, {
+      grant_type: "authorization_code",
+      code: callback.get("code")!,
+      redirect_uri: flow.redirectUri,
+      code_verifier: flow.verifier,
+      client_id: clientId,
+      resource: `${set.front}/mcp`,
+    });
+    expect(exchanged.status).toBe(200);
+    tokens = exchanged.body as unknown as Tokens;
+
+    sandbox.requests.length = 0;
+    const client = await clientOf(second, tokens.access_token);
+    try {
+      const result = await client.callTool({ name: "whoami", arguments: {} });
+      expect(result.isError).toBeUndefined();
+      expect((result.structuredContent as { user: { id: string } }).user.id).toBe(sandbox.ids.userId);
+    } finally {
+      await client.close();
+    }
+    expect(sandbox.requests.map(({ headers }) => headers["x-api-key"])).toEqual(
+      sandbox.requests.map(() => sandbox.apiKey),
+    );
+    expect(sandbox.requests.length).toBeGreaterThan(0);
+    // The call was the second replica's (its request log says so; the first logged none).
+    const toolCalls = (replica: Replica) =>
+      replica.requests.filter((line) => line.rpc === "tools/call" && line.status === 200).length;
+    await eventually(() => toolCalls(second) === 1);
+    expect([toolCalls(first), toolCalls(second)]).toEqual([0, 1]);
+
+    const refreshed = await postForm(`${originOf(second)}/token`, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    const rotated = refreshed.body as unknown as Tokens;
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    rotatedOut = tokens.refresh_token;
+    tokens = rotated;
+  });
+
+  it("a write confirmation asked by one replica and accepted at the other posts once; re-sent, nothing", async () => {
+    const args = { task_id: sandbox.ids.taskId, body: "Accepted across replicas." };
+    const asker = await clientOf(first, tokens.access_token);
+    const accepter = await clientOf(second, tokens.access_token);
+    const call = (client: ModernClient, extra: Record<string, unknown> = {}) =>
+      client.callTool(
+        { name: "tasks_comments", arguments: args, ...extra },
+        { allowInputRequired: true },
+      ) as Promise<Record<string, unknown>>;
+    const commentPosts = () =>
+      sandbox.requests.filter(({ method, path }) => method === "POST" && path.startsWith(COMMENTS_PATH));
+    try {
+      sandbox.requests.length = 0;
+      const question = await call(asker);
+      expect(question.resultType).toBe("input_required");
+      expect(commentPosts()).toEqual([]);
+      const accept = {
+        inputResponses: { confirm_write: { action: "accept", content: {} } },
+        requestState: question.requestState,
+      };
+      const accepted = await call(accepter, accept);
+      expect(accepted.isError).toBeUndefined();
+      expect(accepted.structuredContent).toMatchObject({ task_id: args.task_id, body: args.body });
+      expect(commentPosts().map(({ body }) => body)).toEqual([{ action: "create", ...args }]);
+      for (const client of [asker, accepter]) {
+        const replayed = await call(client, accept);
+        expect(replayed.isError).toBe(true);
+        expect(textOf(replayed as never)).toContain("not sent again");
+      }
+      expect(commentPosts()).toHaveLength(1);
+    } finally {
+      await Promise.all([asker.close(), accepter.close()]);
+    }
+  });
+
+  it("a rotated-out refresh token sent to the other replica revokes the grant: both refuse its access token", async () => {
+    const reused = await postForm(`${originOf(first)}/token`, {
+      grant_type: "refresh_token",
+      refresh_token: rotatedOut,
+      client_id: clientId,
+    });
+    expect(reused.status).toBe(400);
+    expect(reused.body).toEqual({
+      error: "invalid_grant",
+      error_description: "the refresh token is unknown, expired, revoked or already used",
+    });
+    for (const url of [first.mcpUrl, second.mcpUrl, set.mcpUrl]) {
+      const refused = await rawMcp(url, { authorization: `Bearer ${tokens.access_token}` });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+  });
+
+  it("no replica logged the key, a token or the secret", () => {
+    for (const replica of set.replicas) {
+      for (const secret of [
+        sandbox.apiKey,
+        tokens.access_token,
+        tokens.refresh_token,
+        rotatedOut,
+        TEST_SECRET,
+      ]) {
+        expect(replica.stderr()).not.toContain(secret);
+      }
+    }
+  });
+});
