@@ -7,3 +7,12 @@ declare module "undici/lib/dispatcher/agent.js" {
   const AgentClass: typeof Agent;
   export default AgentClass;
 }
+
+// undici's request() on its own, called on a dispatcher (`request.call(agent, options)`): the Agent of
+// the file above lacks the methods undici's index adds to every dispatcher.
+declare module "undici/lib/api/api-request.js" {
+  import type { Dispatcher } from "undici";
+
+  const request: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+  export default request;
+}

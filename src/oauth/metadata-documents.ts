@@ -5,6 +5,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import type { Dispatcher } from "undici";
+import requestOn from "undici/lib/api/api-request.js";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
 
 export const METADATA_MAX_BYTES = 5 * 1024;
@@ -149,7 +150,7 @@ export class MetadataFetcher {
     }
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await this.dispatcher.request({
+      answer = await requestOn.call(this.dispatcher, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: "GET",
