@@ -155,7 +155,7 @@ const { readFileSync } = require("node:fs");
 const [list, call, prompt] = process.argv.slice(2).map((file) => JSON.parse(readFileSync(file, "utf8")));
 const problems = [];
 const promptText = prompt.messages?.[0]?.content?.text ?? "";
-if (!promptText.startsWith("Triage of the workspace project Platform.")) {
+if (!promptText.startsWith('Triage of the workspace project "Platform".')) {
   problems.push(`prompts/get task_triage: unexpected text ${JSON.stringify(promptText.slice(0, 80))}`);
 }
 if (list.tools.length !== 14) problems.push(`tools/list gave ${list.tools.length} tools, expected 14`);
