@@ -137,6 +137,23 @@ function drawLegend(plan: ChartPlan): void {
   });
 }
 
+/**
+ * Some hosts size the frame from the document element's own height rather than from the size-changed
+ * notification (and read it once, early): once an answer is drawn, the document element's height is
+ * kept equal to the report's, so either way of reading it gives the content's height.
+ */
+let heightKept = false;
+function keepDocumentHeight(): void {
+  if (heightKept) return;
+  heightKept = true;
+  const report = $("report");
+  const follow = () => {
+    document.documentElement.style.height = `${Math.ceil(report.getBoundingClientRect().height)}px`;
+  };
+  follow();
+  new ResizeObserver(follow).observe(report);
+}
+
 function drawChart(plan: ChartPlan): void {
   const figure = $("chart");
   const canvas = $("canvas");
@@ -149,6 +166,7 @@ function drawChart(plan: ChartPlan): void {
   state.renders += 1;
   const drawing = String(state.renders);
   const done = () => {
+    keepDocumentHeight();
     figure.dataset.drawn = drawing;
   };
   if (plan.kind === "none") {

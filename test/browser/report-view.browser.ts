@@ -506,6 +506,25 @@ describe("the report view in the host", () => {
     expect(await texts(frame, "#table tbody td.num")).toHaveLength(2);
   });
 
+  it("gives its document element the report's height, for hosts that read it rather than the notification", async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => [`keyword ${i + 1}`, 12 - i]);
+    const frame = await mountRows(rows);
+    const heights = () =>
+      frame.locator("html").evaluate((html) => ({
+        element: html.style.height,
+        report: `${Math.ceil((html.ownerDocument.getElementById("report") as HTMLElement).getBoundingClientRect().height)}px`,
+      }));
+    await expect
+      .poll(async () => {
+        const { element, report } = await heights();
+        return element === report;
+      })
+      .toBe(true);
+    const { element } = await heights();
+    // The report holds a chart of twelve bars and its table: far more than the empty page's height.
+    expect(Number.parseInt(element, 10)).toBeGreaterThan(400);
+  });
+
   it("asked the network for nothing but the host page, and threw nothing", () => {
     expect(new Set(requested)).toEqual(new Set([hostUrl, `${hostUrl}host.js`]));
     expect(pageErrors).toEqual([]);
