@@ -1,5 +1,5 @@
 // Text in answers is sanitized for readers that render Markdown: a construct that would hide or fetch
-// something is escaped (`!\[x](…)`, `&lt;b>`), and a Markdown view shows it as typed. The report view
+// something is escaped with a backslash (`!\[x](…)`, `\<b>`), and a Markdown view shows it as typed. The report view
 // draws text as text (textContent, SVG text), so it undoes those escapes itself and shows what a
 // Markdown reader sees: backslash escapes of ASCII punctuation and character references, decoded once.
 
