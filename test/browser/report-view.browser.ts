@@ -512,7 +512,7 @@ describe("the report view in the host", () => {
     const heights = () =>
       frame.locator("html").evaluate((html) => ({
         element: html.style.height,
-        report: `${Math.ceil((html.ownerDocument.getElementById("report") as HTMLElement).getBoundingClientRect().height)}px`,
+        report: `${Math.ceil(html.ownerDocument.getElementById("report")?.getBoundingClientRect().height ?? 0)}px`,
       }));
     await expect
       .poll(async () => {
