@@ -128,15 +128,16 @@ async function startHttp(
   dispatcher: Dispatcher,
   tools: ReadonlySet<string>,
   options: Omit<ServerOptions, "tools">,
-  storeReachable: () => boolean,
+  shared: OpenStore,
 ): Promise<RunningTransport> {
   const { serveHttp } = await import("./transports/http/server.js");
   const { missingSettings, perUserServers } = await import("./transports/http/user-servers.js");
   const servers = perUserServers(config.upstream, dispatcher, tools, options);
-  const oauth = await oauthFactoryFor(config, dispatcher, tools, options.store ?? memoryStore());
+  // Sign-ins live in the process's one store, the same the servers' confirmations use.
+  const oauth = await oauthFactoryFor(config, dispatcher, tools, shared.store);
   const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), {
     oauth,
-    storeReachable,
+    storeReachable: shared.reachable,
   }).catch((error: NodeJS.ErrnoException) => exitIfPortTaken(config, error));
   log("info", "listening", { url: http.url, stateless: config.http.stateless, oauth: config.http.oauth });
   if (config.demo) {
@@ -175,7 +176,8 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
   const sandbox = given.demo ? await startSandboxFor() : undefined;
   // With --demo, the sandbox's settings replace every upstream setting of the configuration.
   const config = sandbox ? { ...given, upstream: { ...given.upstream, ...sandbox.upstream } } : given;
-  const { store, reachable } = await openStore(config);
+  const shared = await openStore(config);
+  const { store } = shared;
   const options: Omit<ServerOptions, "tools"> = {
     reportView: !config.tools.noReportView,
     sandboxToday: sandbox?.today,
@@ -218,7 +220,7 @@ async function serve(given: Config, tools: ReadonlySet<string>): Promise<void> {
     running = serveStdio(() => buildServer(upstreams, { ...options, tools }));
     log("info", "ready", { transport: "stdio", demo: config.demo });
   } else {
-    running = await startHttp(config, dispatcher, tools, options, reachable);
+    running = await startHttp(config, dispatcher, tools, options, shared);
   }
   void running.closed.then(() => stop("transport closed"));
 }
