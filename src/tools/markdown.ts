@@ -22,6 +22,16 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const SAFE_SCHEME = /^(?:https?|mailto):/i;
 /** What may follow `<` where a tag, comment, declaration or processing instruction opens. */
 const TAG_START = /^[A-Za-z!?/]$/;
+/** A tag name then whitespace as JavaScript reads it (any Unicode space), or the end of the text. */
+const TAG_THEN_SPACE = /^<\/?[A-Za-z][A-Za-z0-9-]{0,31}(?:\s|$)/;
+/** What may stand before an HTML block's opening on its line: indentation and container markers. */
+const BLOCK_PREFIX = /^[\s>*+\-\d.)]*$/;
+
+/** Whether the `<` at `open` opens its line (after container markers) and is followed by a tag name and a space. */
+function opensBlock(text: string, open: number): boolean {
+  const lineStart = text.lastIndexOf("\n", open - 1) + 1;
+  return BLOCK_PREFIX.test(text.slice(lineStart, open)) && TAG_THEN_SPACE.test(text.slice(open, open + 34));
+}
 /** ASCII punctuation: what the last resort escapes, every one of it. */
 const PUNCTUATION = /[!-/:-@[-`{-~]/g;
 /** Texts up to this long are remembered with their result (answers are asked for again and again), this many. */
@@ -132,14 +142,17 @@ function collectEdits(events: Event[], text: string, edits: Edit[]): void {
         break;
       case "data":
         // Parsers differ at the edges of raw HTML (micromark ends an unquoted attribute value at `/`,
-        // where the CommonMark spec and its reference parser read on): a tag's opening in plain text,
-        // with a `>` after it, is shown as typed too.
+        // where the CommonMark spec and its reference parser read on; JavaScript parsers take any
+        // Unicode space after a tag name for whitespace, so `<style` and a no-break space opens an HTML
+        // block there): a tag's opening in plain text, with a `>` after it, or opening a line with a
+        // space after its name, is shown as typed too.
         for (
           let open = text.indexOf("<", at);
           open >= 0 && open < token.end.offset;
           open = text.indexOf("<", open + 1)
         ) {
-          if (TAG_START.test(text.charAt(open + 1)) && text.includes(">", open)) escapeAt(open);
+          if (!TAG_START.test(text.charAt(open + 1))) continue;
+          if (text.includes(">", open) || opensBlock(text, open)) escapeAt(open);
         }
         break;
       case "codeFencedFenceInfo": {

@@ -197,6 +197,15 @@ describe("sanitizeText over random text", () => {
     .array(fc.oneof(line, line, fc.constant("")), { minLength: 1, maxLength: 6 })
     .map((lines) => lines.join("\n"));
 
+  it("shows as typed a tag name followed by a Unicode space, which JavaScript parsers read as an HTML block", () => {
+    // Found by the property below (seed -1887628214): commonmark.js takes U+00A0 for whitespace there.
+    for (const text of ["<style\u00a0", "<div\u00a0hidden", "<pre\u2003", "</textarea\u3000x"]) {
+      const shown = sanitizeText(text).text;
+      expect(shown).toBe(`\\${text}`);
+      expect(hiddenIn(shown)).toEqual([]);
+    }
+  });
+
   it("shows nothing hidden in Markdown built from the constructs, to either parser, and is stable", () => {
     fc.assert(
       fc.property(markdown, (text) => {
