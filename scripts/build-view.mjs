@@ -1,6 +1,6 @@
 // Builds the report view (view/) into one self-contained HTML file, dist/views/report-view.html: the
 // script (the extension's App class, Chartist, the view) and the styles inlined, nothing fetched at
-// run time. bundle.mjs embeds the same text in dist/cli.js. Run alone: node scripts/build-view.mjs.
+// run time. build.mjs embeds the same text in dist/cli.js. Run alone: node scripts/build-view.mjs.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { zodEnglishOnly } from "./zod-english.mjs";
