@@ -21,6 +21,9 @@ function mulberry32(seed: number): () => number {
   };
 }
 
+/** Two lowercase hex digits for each byte value. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 export class Rng {
   private readonly next: () => number;
 
@@ -60,13 +63,19 @@ export class Rng {
     return last[0];
   }
 
-  /** Up to `count` distinct items, in a random order. */
+  /**
+   * Up to `count` distinct items, in a random order: each draw takes one of the items not yet drawn, in
+   * their list order. Drawn positions are mapped past the ones already taken, so the list is not copied.
+   */
   sample<T>(items: readonly T[], count: number): T[] {
-    const pool = [...items];
+    const taken: number[] = [];
     const out: T[] = [];
-    while (out.length < count && pool.length > 0) {
-      const [item] = pool.splice(Math.floor(this.next() * pool.length), 1);
-      out.push(item as T);
+    while (out.length < count && taken.length < items.length) {
+      let index = Math.floor(this.next() * (items.length - taken.length));
+      for (const position of taken) if (position <= index) index++;
+      taken.push(index);
+      taken.sort((a, b) => a - b);
+      out.push(items[index] as T);
     }
     return out;
   }
@@ -79,11 +88,15 @@ export class Rng {
 
   /** RFC 4122 version-4 shaped uuid made from PRNG bytes. */
   uuid(): string {
-    const bytes = Array.from({ length: 16 }, () => this.int(0, 255));
-    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-    const hex = bytes.map((b) => b.toString(16).padStart(2, "0")).join("");
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    let out = "";
+    for (let i = 0; i < 16; i++) {
+      let byte = this.int(0, 255);
+      if (i === 6) byte = (byte & 0x0f) | 0x40;
+      if (i === 8) byte = (byte & 0x3f) | 0x80;
+      if (i === 4 || i === 6 || i === 8 || i === 10) out += "-";
+      out += HEX_BYTES[byte];
+    }
+    return out;
   }
 }
 

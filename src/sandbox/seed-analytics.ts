@@ -245,6 +245,7 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
     };
   });
 
+  const citationTimes = citations.map((c) => Date.parse(c.first_seen));
   const answers: ProjectData["answers"] = [];
   prompts.forEach((prompt, p) => {
     const born = Date.parse(prompt.created_date);
@@ -256,7 +257,7 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
           ...(rng.chance(0.45) ? [websites[0]!] : []),
           ...rng.sample(competitors, rng.int(0, 3)),
         ];
-        const citable = citations.filter((c) => Date.parse(c.first_seen) <= date);
+        const citable = citations.filter((_, i) => citationTimes[i]! <= date);
         answers.push({
           promptId: prompt.id,
           date,
