@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 import { buildView } from "./build-view.mjs";
+import { sdkWithoutAjv } from "./sdk-validator.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -49,6 +50,6 @@ await build({
     js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
   },
   define: { __REPORT_VIEW_HTML__: JSON.stringify(reportViewHtml) },
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, sdkWithoutAjv],
   logLevel: "warning",
 });

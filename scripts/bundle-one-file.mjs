@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { buildView, VIEW_FILE } from "./build-view.mjs";
+import { sdkWithoutAjv } from "./sdk-validator.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -47,7 +48,7 @@ export async function bundleOneFile(outfile, plugins = []) {
     format: "esm",
     platform: "node",
     target: "node20",
-    plugins: [inlinePackageFacts(pkg), zodEnglishOnly, ...plugins],
+    plugins: [inlinePackageFacts(pkg), zodEnglishOnly, sdkWithoutAjv, ...plugins],
     // The report view (MCP Apps), built by npm run build, carried inline gzipped (465 KB of HTML in 170 KB).
     define: {
       __REPORT_VIEW_HTML_GZIP__: JSON.stringify(gzipSync(viewHtml, { level: 9 }).toString("base64")),

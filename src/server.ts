@@ -12,6 +12,7 @@ import {
   type ServerContext,
   type ServerNotification,
 } from "@modelcontextprotocol/server";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
@@ -137,6 +138,8 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       capabilities: { tools: { listChanged: false }, logging: {}, ...(reportView && { resources: {} }) },
       instructions: instructionsFor(tools, options.sandboxToday),
       cacheHints: CACHE_HINTS,
+      // Checks an elicitation answer against its form; the SDK's Node default (Ajv) costs ~280 KB at start.
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
   const list = toolListFor(tools);
