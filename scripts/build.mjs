@@ -45,7 +45,7 @@ await build({
   target: "node20",
   // Chunks sit beside cli.js, so version.ts still finds ../package.json from any of them.
   chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
-  // Bundled CommonJS dependencies (undici, ajv) call require() for Node's own modules.
+  // Bundled CommonJS dependencies (undici) call require() for Node's own modules.
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
   },

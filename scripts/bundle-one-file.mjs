@@ -55,7 +55,7 @@ export async function bundleOneFile(outfile, plugins = []) {
     },
     // ES module entries where a package has both: they tree-shake (OpenTelemetry's do).
     mainFields: ["module", "main"],
-    // As scripts/build.mjs: bundled CommonJS dependencies (undici, ajv) call require() for Node's modules.
+    // As scripts/build.mjs: bundled CommonJS dependencies (undici) call require() for Node's modules.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
     },
