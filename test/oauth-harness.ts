@@ -41,11 +41,13 @@ export interface OAuthHarnessOptions {
   httpOverrides?: Partial<HttpSettings>;
   /** The upstream the server calls (default: the sandbox). */
   upstream?: Partial<UpstreamSettings>;
+  /** A running (recording) sandbox to serve, such as another harness's: close() leaves it running. */
+  sandbox?: Sandbox;
 }
 
 /** The HTTP transport with sign-in, serving the sandbox (recorded) to whoever signs in with its key. */
 export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAuthHarness> {
-  const sandbox = await startSandbox({ record: true });
+  const sandbox = options.sandbox ?? (await startSandbox({ record: true }));
   // The operator's environment names the APIs but holds no key: every call uses the person's.
   const env: UpstreamSettings = {
     ...TEST_LIMITS,
@@ -83,7 +85,7 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     async close() {
       await http.close();
       await dispatcher.close();
-      await sandbox.close();
+      if (!options.sandbox) await sandbox.close();
     },
   };
 }

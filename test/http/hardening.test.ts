@@ -5,7 +5,7 @@ import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../../src/log.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Recorder, startRecorder } from "../helpers.js";
 import {
   callTool,
   eventually,
@@ -21,19 +21,22 @@ import {
   toolCallBody,
 } from "../http-helpers.js";
 
-let sandbox: Sandbox;
+// The tests that call a tool bring a gated upstream of their own; the others reach no upstream: a
+// recorder is enough for them, and shows none arrives.
+let upstream: Recorder;
 beforeAll(async () => {
   setLogLevel("error"); // the server's request log is not this test's output
-  sandbox = await startSandbox();
+  upstream = await startRecorder();
 });
 afterAll(async () => {
-  await sandbox.close();
+  expect(upstream.requests).toEqual([]);
+  await upstream.close();
   setLogLevel("info");
 });
 
-const sandboxUrls = () => ({
-  workspaceBaseUrl: sandbox.workspaceBaseUrl,
-  analyticsBaseUrl: sandbox.analyticsBaseUrl,
+const upstreamUrls = () => ({
+  workspaceBaseUrl: upstream.url,
+  analyticsBaseUrl: upstream.url,
 });
 
 /** A raw TCP connection to the harness's port, and everything the server writes on it until it closes it. */
@@ -66,7 +69,7 @@ describe("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-al
       "--keep-alive-timeout-ms",
       "300",
     ];
-    harness = await startHttp(timeouts, { ...sandboxUrls(), workspaceApiKey: sandbox.apiKey });
+    harness = await startHttp(timeouts, { ...upstreamUrls(), workspaceApiKey: "hardening-key-0123456789" });
   });
   afterAll(async () => {
     await harness.close();
@@ -122,7 +125,7 @@ describe("sessions per API key (--max-sessions-per-key)", () => {
   const keyB = { "X-API-KEY": "user-b-key-0123456789" };
   let harness: HttpHarness;
   beforeAll(async () => {
-    harness = await startHttp(["--max-sessions", "20"], sandboxUrls());
+    harness = await startHttp(["--max-sessions", "20"], upstreamUrls());
   });
   afterAll(async () => {
     await harness.close();
@@ -153,7 +156,7 @@ describe("sessions per API key (--max-sessions-per-key)", () => {
   });
 
   it("the bound is a flag; sessions without X-API-KEY count under the environment's key", async () => {
-    const bounded = await startHttp(["--max-sessions-per-key", "2"], sandboxUrls());
+    const bounded = await startHttp(["--max-sessions-per-key", "2"], upstreamUrls());
     try {
       await openRawSession(bounded.url);
       await openRawSession(bounded.url);
@@ -223,7 +226,7 @@ describe("a call cancelled by notifications/cancelled in a 2025 session", () => 
 describe("client input in HTTP refusals", () => {
   let harness: HttpHarness;
   beforeAll(async () => {
-    harness = await startHttp(["--allowed-hosts", "mcp.example.com"], sandboxUrls());
+    harness = await startHttp(["--allowed-hosts", "mcp.example.com"], upstreamUrls());
   });
   afterAll(async () => {
     await harness.close();

@@ -19,6 +19,7 @@ import {
   TEST_SECRET,
 } from "../oauth-harness.js";
 
+// The file's server; the few a test starts beside it (other settings, a second replica) serve its sandbox.
 let server: OAuthHarness;
 beforeAll(async () => {
   server = await startOAuth();
@@ -339,7 +340,7 @@ describe("client metadata documents", () => {
     JSON.stringify({ client_id: `${origin}${path}`, redirect_uris: ["http://127.0.0.1:53682/callback"] });
 
   it("refuses a document on a loopback or private address unless the setting allows it", async () => {
-    const strict = await startOAuth({ allowPrivateMetadata: false });
+    const strict = await startOAuth({ allowPrivateMetadata: false, sandbox: server.sandbox });
     try {
       for (const clientIdOf of [
         (origin: string) => `${origin}/client.json`,
@@ -372,7 +373,7 @@ describe("client metadata documents", () => {
       res.end(`${document(origin, path).slice(0, -1)}, "padding": "${"x".repeat(6000)}"}`);
     });
     expect(huge.html).toContain("the client&#39;s metadata document is larger than 5120 bytes");
-    const quick = await startOAuth({ metadataTimeoutMs: 300 });
+    const quick = await startOAuth({ metadataTimeoutMs: 300, sandbox: server.sandbox });
     try {
       const hanging = await tryDocument(quick, () => {});
       expect([hanging.status, hanging.headers.get("location")]).toEqual([400, null]);
@@ -480,7 +481,11 @@ describe("two people at once", () => {
 
 describe("replicas sharing the store and the secret", () => {
   it("sign in through one, call and refresh through the other; a reused refresh token is caught on either", async () => {
-    const other = await startOAuth({ store: server.store, httpOverrides: { publicUrl: server.origin } });
+    const other = await startOAuth({
+      store: server.store,
+      httpOverrides: { publicUrl: server.origin },
+      sandbox: server.sandbox,
+    });
     try {
       const { flow, tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
       expect((await rawMcp(other.url, bearer(tokens.access_token))).status).toBe(200);

@@ -68,16 +68,22 @@ it("the judge sees what each attack of the corpus hides, raw", () => {
   for (const benign of Object.values(BENIGN)) expect(hiddenIn(benign), JSON.stringify(benign)).toEqual([]);
 });
 
+// One sandbox for the file: its tests only read it (completions and prompts).
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
 describe("on the sandbox, with its Inbox projects", () => {
-  let sandbox: Sandbox;
   let mcp: InMemoryHarness;
   beforeAll(async () => {
-    sandbox = await startSandbox();
     mcp = await startInMemory(sandboxSettings(sandbox), { sandboxToday: sandbox.today });
   });
   afterAll(async () => {
     await mcp.close();
-    await sandbox.close();
   });
 
   it("every completion value shows whole, and every message it leads to hides nothing", async () => {
@@ -150,7 +156,6 @@ describe("on the sandbox, with its Inbox projects", () => {
 
 describe("with --sanitize off", () => {
   it("names pass as the API sends them: the judge then finds what they hide", async () => {
-    const sandbox = await startSandbox();
     const mcp = await startInMemory(
       { ...sandboxSettings(sandbox), sanitize: "off" },
       { sandboxToday: sandbox.today },
@@ -167,7 +172,6 @@ describe("with --sanitize off", () => {
       expect(hiddenIn(text)).not.toEqual([]);
     } finally {
       await mcp.close();
-      await sandbox.close();
     }
   });
 });

@@ -3,13 +3,13 @@
 // child of the traceparent its client sent, the upstream saw the same trace, and failures, retries,
 // cancellations and tool errors show as OpenTelemetry's MCP and HTTP conventions say.
 import { InMemoryTransport, Client as V2Client } from "@modelcontextprotocol/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../../src/clients/http.js";
 import { createUpstreams } from "../../src/clients/index.js";
 import type { TelemetrySettings } from "../../src/config/types.js";
 import { setLogLevel } from "../../src/log.js";
 import { PROMPTS } from "../../src/prompts/definitions.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { buildServer } from "../../src/server.js";
 import { startTelemetry, stopTelemetry } from "../../src/telemetry/index.js";
 import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
@@ -32,6 +32,16 @@ const PERSON_TEXT = "Ticket about Marguerite's overdue invoice";
 const KEY = "telemetry-key-5f0c1d2e3a4b";
 const NAMES = { tools: ALL_TOOL_NAMES, prompts: new Set(PROMPTS.map((prompt) => prompt.name)) };
 const OFF: TelemetrySettings = { metricsHost: "127.0.0.1", recordContent: false };
+
+// One sandbox for the file: no test writes to it, and the one that reads its requests takes those of
+// its own path, which no other test calls. The telemetry under test is the MCP server's, started per test.
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ record: true });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
 
 let receiver: OtlpReceiver;
 beforeEach(async () => {
@@ -70,7 +80,6 @@ describe("a tool call with _meta.traceparent, on the sandbox", () => {
   it("is a server span child of the client's, whose client span's traceparent reached the API", async () => {
     await start();
     setLogLevel("debug");
-    const sandbox = await startSandbox({ record: true });
     const mcp = await startInMemory(sandboxSettings(sandbox));
     const result = await mcp.client.callTool({
       name: "tasks_query",
@@ -79,7 +88,6 @@ describe("a tool call with _meta.traceparent, on the sandbox", () => {
     });
     expect(result.isError).toBeUndefined();
     await mcp.close();
-    await sandbox.close();
     await stopTelemetry();
 
     const call = only(serverSpans(), "tools/call tasks_query");
@@ -141,11 +149,9 @@ describe("a tool call with _meta.traceparent, on the sandbox", () => {
 
   it("exports in http/protobuf too: the trace's id travels as its 16 bytes", async () => {
     await start({}, "http/protobuf");
-    const sandbox = await startSandbox();
     const mcp = await startInMemory(sandboxSettings(sandbox));
     await mcp.client.callTool({ name: "whoami", arguments: {}, _meta: { traceparent: TRACEPARENT } });
     await mcp.close();
-    await sandbox.close();
     await stopTelemetry();
     const traces = receiver.exports.filter((e) => e.path === "/v1/traces");
     expect(traces.map((e) => e.contentType)).toEqual(["application/x-protobuf"]);
@@ -294,14 +300,12 @@ describe("failures as the conventions say", () => {
 describe("counted events", () => {
   it("an answer the sanitizer changed is counted by tool", async () => {
     await start();
-    const sandbox = await startSandbox();
     const mcp = await startInMemory(sandboxSettings(sandbox));
     const inbox = sandbox.ids.analyticsProjects[2];
     const result = await mcp.call("geo_keywords", { project_id: inbox });
     expect((result.structuredContent as Record<string, unknown>).sanitized).toEqual(expect.any(String));
     await mcp.call("geo_projects");
     await mcp.close();
-    await sandbox.close();
     await stopTelemetry();
     expect(receiver.points("agent_workspace.answers.sanitized").map((p) => [p.attributes, p.value])).toEqual([
       [{ "gen_ai.tool.name": "geo_keywords" }, 1],
