@@ -121,3 +121,33 @@ export function listeningUrl(child: ChildProcess): Promise<string> {
     child.once("exit", () => reject(new Error(`server exited before listening: ${buffered}`)));
   });
 }
+
+export interface SpawnedDemoHttp {
+  /** Its /mcp URL, once it listens. */
+  url: Promise<URL>;
+  /** Ends it (SIGTERM) and waits for its exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The built CLI serving the sandbox over HTTP on a free port, with `flags` added, spawned at once: a file
+ * can start several servers (and stdio clients) together, then await each `url`.
+ */
+export function spawnDemoHttp(flags: string[] = []): SpawnedDemoHttp {
+  const child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", ...flags], {
+    env: childEnv(),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = once(child, "exit");
+  const url = listeningUrl(child).then((text) => new URL(text));
+  // Failures are reported where these are awaited.
+  exited.catch(() => {});
+  url.catch(() => {});
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

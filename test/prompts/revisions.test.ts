@@ -11,7 +11,7 @@ import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextproto
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { demoHttpServer } from "../every-tool.js";
+import { type SpawnedDemoHttp, spawnDemoHttp } from "../every-tool.js";
 import { CLI, childEnv } from "../helpers.js";
 
 const MODERN = "2026-07-28";
@@ -76,40 +76,67 @@ async function exercisePrompts(client: PromptClient, sandbox: Sandbox): Promise<
   }
 }
 
+const stdioServer = {
+  command: process.execPath,
+  args: [CLI, "--demo"],
+  env: childEnv(),
+  stderr: "ignore" as const,
+};
+
+/** `client` once connected: begun when called, awaited by the test that takes it. */
+async function connected<T>(client: T, connect: (client: T) => Promise<void>): Promise<T> {
+  await connect(client);
+  return client;
+}
+
 let sandbox: Sandbox;
+/** Over stdio a process serves one client: each test's client and its server, started before the tests. */
+let stdio: {
+  modern: Promise<ModernClient>;
+  legacy: Promise<LegacyClient>;
+  workspaceOnly: Promise<ModernClient>;
+};
+const http = new Map<string, SpawnedDemoHttp>();
+const httpUrls = new Map<string, URL>();
 beforeAll(async () => {
+  // Every process of the file starts at once: the stdio clients' servers and the two HTTP servers.
+  stdio = {
+    modern: connected(modernClient(), (client) => client.connect(new ModernStdioTransport(stdioServer))),
+    legacy: connected(legacyClient(), (client) => client.connect(new LegacyStdioTransport(stdioServer))),
+    workspaceOnly: connected(modernClient(), (client) =>
+      client.connect(
+        new ModernStdioTransport({ ...stdioServer, args: [CLI, "--demo", "--toolsets", "workspace"] }),
+      ),
+    ),
+  };
+  for (const connecting of Object.values(stdio)) connecting.catch(() => {}); // its test reports it
+  for (const flags of [[], ["--stateless"]]) http.set(flags.join(), spawnDemoHttp(flags));
   // The demo's sandbox is seeded like this one, so the same ids hold.
   sandbox = await startSandbox();
+  for (const [flags, server] of http) httpUrls.set(flags, await server.url);
 });
-afterAll(() => sandbox.close());
+afterAll(async () => {
+  // Closes what a test did not take (one filtered out); closing twice is harmless.
+  await Promise.allSettled(Object.values(stdio).map(async (client) => (await client).close()));
+  await Promise.all([...http.values()].map((server) => server.stop()));
+  await sandbox.close();
+});
 
 describe("over stdio", () => {
-  const stdioServer = {
-    command: process.execPath,
-    args: [CLI, "--demo"],
-    env: childEnv(),
-    stderr: "ignore" as const,
-  };
-
   it("2026-07-28: SDK v2's client lists, renders and completes the prompts", async () => {
-    const client = modernClient();
-    await client.connect(new ModernStdioTransport(stdioServer));
+    const client = await stdio.modern;
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await exercisePrompts(client, sandbox);
   });
 
   it("2025-11-25: SDK 1.x's client lists, renders and completes the prompts", async () => {
-    const client = legacyClient();
-    await client.connect(new LegacyStdioTransport(stdioServer));
+    const client = await stdio.legacy;
     expect(client.getServerCapabilities()?.completions).toEqual({});
     await exercisePrompts(client, sandbox);
   });
 
   it("with --toolsets workspace, only task_triage", async () => {
-    const client = modernClient();
-    await client.connect(
-      new ModernStdioTransport({ ...stdioServer, args: [CLI, "--demo", "--toolsets", "workspace"] }),
-    );
+    const client = await stdio.workspaceOnly;
     try {
       expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(["task_triage"]);
     } finally {
@@ -122,7 +149,7 @@ describe.each([
   ["with 2025 sessions (the default)", []],
   ["with --stateless", ["--stateless"]],
 ])("over HTTP %s", (_mode, flags) => {
-  const server = demoHttpServer(flags);
+  const server = { url: () => httpUrls.get(flags.join()) as URL };
 
   it("2026-07-28: SDK v2's client lists, renders and completes the prompts", async () => {
     const client = modernClient();

@@ -26,16 +26,18 @@ const BODIES: Record<string, string> = {
 
 let upstream: Recorder;
 
-beforeAll(async () => {
-  upstream = await startRecorder((request) => {
-    if (request.path.endsWith("/tasks/query")) return { status: 404, body: { detail: "no such task" } };
-    return { body: BODIES[String(request.headers["x-api-key"])] };
-  });
-});
-afterAll(() => upstream.close());
+/**
+ * A spawned stdio server spoken to in raw lines. One connection serves several tests in turn: each
+ * exchange writes its messages at once and waits for its own answers before the next one starts.
+ */
+interface StdioServer {
+  /** The server's answer lines for `messages`, written at once: the next `answers` lines. */
+  exchange(messages: object[], answers: number): Promise<unknown[]>;
+  /** Closes stdin and waits for the server to exit. */
+  close(): Promise<void>;
+}
 
-/** The server's answer lines for `messages`, written at once; stdin closes after `answers` lines. */
-async function exchange(messages: object[], answers: number, key = KEY): Promise<unknown[]> {
+function spawnServer(key = KEY): StdioServer {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI], {
     env: childEnv({
       WORKSPACE_BASE_URL: upstream.url,
@@ -44,24 +46,68 @@ async function exchange(messages: object[], answers: number, key = KEY): Promise
       LOG_LEVEL: "error",
     }),
   });
+  const exited = once(child, "exit");
   const lines: string[] = [];
   let buffered = "";
-  const done = new Promise<void>((resolve) => {
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk;
-      const complete = buffered.split("\n");
-      buffered = complete.pop() ?? "";
-      lines.push(...complete);
-      if (lines.length >= answers) resolve();
-    });
+  let waiter: { count: number; wake: () => void } | undefined;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffered += chunk;
+    const complete = buffered.split("\n");
+    buffered = complete.pop() ?? "";
+    lines.push(...complete);
+    if (waiter && lines.length >= waiter.count) waiter.wake();
   });
-  child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
-  await done;
-  const exited = once(child, "exit");
-  child.stdin.end();
-  await exited;
-  return lines.map((line) => JSON.parse(line));
+  let taken = 0;
+  return {
+    async exchange(messages, answers) {
+      const count = taken + answers;
+      const done = new Promise<void>((wake) => {
+        waiter = { count, wake };
+        if (lines.length >= count) wake();
+      });
+      child.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+      await done;
+      const mine = lines.slice(taken, count);
+      taken = count;
+      return mine.map((line) => JSON.parse(line));
+    },
+    async close() {
+      child.stdin.end();
+      await exited;
+    },
+  };
 }
+
+// The processes start together. The 2025 tests take turns on one connection, each initializing as it
+// did alone (none sets a log level before the test about logging/setLevel); the 2026-07-28 tests on
+// another, but for the refusal of another revision, which holds only while the connection has served
+// no 2026-07-28 request (after one, the SDK serves a request naming 2099-01-01); whoami's answer formats
+// take a key each, so a process each.
+let legacyServer: StdioServer;
+let modernServer: StdioServer;
+let freshModernServer: StdioServer;
+let spacedServer: StdioServer;
+let indentedServer: StdioServer;
+
+beforeAll(async () => {
+  upstream = await startRecorder((request) => {
+    if (request.path.endsWith("/tasks/query")) return { status: 404, body: { detail: "no such task" } };
+    return { body: BODIES[String(request.headers["x-api-key"])] };
+  });
+  legacyServer = spawnServer();
+  modernServer = spawnServer();
+  freshModernServer = spawnServer();
+  spacedServer = spawnServer("sk-spaced");
+  indentedServer = spawnServer("sk-indented");
+});
+afterAll(async () => {
+  await Promise.all(
+    [legacyServer, modernServer, freshModernServer, spacedServer, indentedServer].map((server) =>
+      server.close(),
+    ),
+  );
+  await upstream.close();
+});
 
 const request = (id: number, method: string, params?: object) => ({ jsonrpc: "2.0", id, method, params });
 const initialize = (id: number, protocolVersion: string) =>
@@ -89,7 +135,7 @@ const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}\n${DATA_GUIDE}`;
 
 describe("the 2025 revisions over stdio", () => {
   it("answers initialize for a supported revision with it, and for any other with the latest 2025 one", async () => {
-    const [supported, other] = (await exchange(
+    const [supported, other] = (await legacyServer.exchange(
       [initialize(1, "2025-06-18"), initialize(2, "1999-01-01")],
       2,
     )) as { result: { protocolVersion: string } }[];
@@ -109,7 +155,7 @@ describe("the 2025 revisions over stdio", () => {
   // The codes are the SDK's: -32602 for tools/call params, -32603 for other params it finds malformed.
   it("refuses malformed params and unknown methods with JSON-RPC errors, sends nothing, and goes on", async () => {
     const before = upstream.requests.length;
-    const answers = (await exchange(
+    const answers = (await legacyServer.exchange(
       [
         initialize(1, "2025-11-25"),
         request(2, "tools/call", { arguments: {} }),
@@ -137,9 +183,11 @@ describe("the 2025 revisions over stdio", () => {
   it("sends log entries only after logging/setLevel, at that level and above", async () => {
     const failing = (id: number) =>
       request(id, "tools/call", { name: "tasks_query", arguments: { view: "list" } });
-    const unasked = (await exchange([initialize(1, "2025-11-25"), failing(2)], 2)) as { id?: number }[];
+    const unasked = (await legacyServer.exchange([initialize(1, "2025-11-25"), failing(2)], 2)) as {
+      id?: number;
+    }[];
     expect(unasked.map((answer) => answer.id)).toEqual([1, 2]);
-    const asked = (await exchange(
+    const asked = (await legacyServer.exchange(
       [initialize(1, "2025-11-25"), request(2, "logging/setLevel", { level: "warning" }), failing(3)],
       4,
     )) as { id?: number; method?: string; params?: unknown }[];
@@ -153,14 +201,14 @@ describe("the 2025 revisions over stdio", () => {
 
   it("carries the upstream's own JSON text when it is one line, and JSON.stringify of the body otherwise", async () => {
     const call = request(2, "tools/call", { name: "whoami", arguments: {} });
-    const [, spaced] = (await exchange([initialize(1, "2025-11-25"), call], 2, "sk-spaced")) as {
+    const [, spaced] = (await spacedServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
       result: unknown;
     }[];
     expect(spaced?.result).toEqual({
       content: [{ type: "text", text: '{"user": {"id": "u1"}, "projects": [ ]}' }],
       structuredContent: WHOAMI,
     });
-    const [, indented] = (await exchange([initialize(1, "2025-11-25"), call], 2, "sk-indented")) as {
+    const [, indented] = (await indentedServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
       result: unknown;
     }[];
     expect(indented?.result).toEqual({
@@ -172,7 +220,7 @@ describe("the 2025 revisions over stdio", () => {
 
 describe("the 2026-07-28 revision over stdio", () => {
   it("answers server/discover and a tool call with no initialize, each result marked complete", async () => {
-    const [discover, call] = (await exchange(
+    const [discover, call] = (await modernServer.exchange(
       [modern(1, "server/discover"), modern(2, "tools/call", { name: "whoami", arguments: {} })],
       2,
     )) as { result: Record<string, unknown> }[];
@@ -192,7 +240,10 @@ describe("the 2026-07-28 revision over stdio", () => {
   it("sends log entries only for a request that asks with a logLevel", async () => {
     const failing = (id: number, meta: object = {}) =>
       modern(id, "tools/call", { name: "tasks_query", arguments: { view: "list" } }, meta);
-    const answers = (await exchange([failing(1), failing(2, { [LOG_LEVEL_META_KEY]: "warning" })], 3)) as {
+    const answers = (await modernServer.exchange(
+      [failing(1), failing(2, { [LOG_LEVEL_META_KEY]: "warning" })],
+      3,
+    )) as {
       id?: number;
       method?: string;
       params?: unknown;
@@ -206,7 +257,7 @@ describe("the 2026-07-28 revision over stdio", () => {
   });
 
   it("refuses a request for another revision, naming the ones served", async () => {
-    const [answer] = (await exchange(
+    const [answer] = (await freshModernServer.exchange(
       [modern(1, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: "2099-01-01" })],
       1,
     )) as {

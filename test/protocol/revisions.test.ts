@@ -13,7 +13,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { demoHttpServer, exerciseEveryTool } from "../every-tool.js";
+import { exerciseEveryTool, type SpawnedDemoHttp, spawnDemoHttp } from "../every-tool.js";
 import { CLI, childEnv } from "../helpers.js";
 
 const MODERN = "2026-07-28";
@@ -51,9 +51,24 @@ function recordingVersion(transport: Transport): { transport: Transport; version
   return { transport: recording, version: () => version };
 }
 
-async function expectModern(connect: (client: ModernClient) => Promise<void>, sandbox: Sandbox) {
-  const client = modernClient();
+type Connect = (client: ModernClient) => Promise<void>;
+
+/** A client connected by `connect`: begun when called, awaited by the test that takes it. */
+async function connected(client: ModernClient, connect: Connect): Promise<ModernClient> {
   await connect(client);
+  return client;
+}
+
+/** SDK 1.x's client connected over `transport`, and the version its initialize agreed on. */
+async function connectedLegacy(transport: Transport) {
+  const client = new LegacyClient({ name: "sdk-1.x", version: "1.0.0" });
+  const recorded = recordingVersion(transport);
+  await client.connect(recorded.transport);
+  return { client, version: recorded.version };
+}
+
+async function expectModern(connecting: Promise<ModernClient>, sandbox: Sandbox) {
+  const client = await connecting;
   try {
     expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["modern", MODERN]);
     await exerciseEveryTool(client, sandbox);
@@ -62,12 +77,10 @@ async function expectModern(connect: (client: ModernClient) => Promise<void>, sa
   }
 }
 
-async function expectLegacy(transport: Transport, sandbox: Sandbox) {
-  const client = new LegacyClient({ name: "sdk-1.x", version: "1.0.0" });
-  const recorded = recordingVersion(transport);
-  await client.connect(recorded.transport);
+async function expectLegacy(connecting: ReturnType<typeof connectedLegacy>, sandbox: Sandbox) {
+  const { client, version } = await connecting;
   try {
-    expect(recorded.version()).toBe("2025-11-25");
+    expect(version()).toBe("2025-11-25");
     await exerciseEveryTool(client, sandbox);
   } finally {
     await client.close();
@@ -75,9 +88,8 @@ async function expectLegacy(transport: Transport, sandbox: Sandbox) {
 }
 
 /** An older revision still lists every tool and answers a call. */
-async function expectOlder(version: string, connect: (client: ModernClient) => Promise<void>) {
-  const client = olderClient(version);
-  await connect(client);
+async function expectOlder(version: string, connecting: Promise<ModernClient>) {
+  const client = await connecting;
   try {
     expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["legacy", version]);
     expect((await client.listTools()).tools).toHaveLength(14);
@@ -88,24 +100,54 @@ async function expectOlder(version: string, connect: (client: ModernClient) => P
   }
 }
 
+const OLDER = ["2025-06-18", "2025-03-26"];
+
+/** Over stdio a process serves one client: each test's client and its server, started before the tests. */
+interface StdioClients {
+  modern: Promise<ModernClient>;
+  legacy: ReturnType<typeof connectedLegacy>;
+  older: Map<string, Promise<ModernClient>>;
+}
+
 let sandbox: Sandbox;
+let stdio: StdioClients;
+const http = new Map<string, SpawnedDemoHttp>();
+const httpUrls = new Map<string, URL>();
 beforeAll(async () => {
+  // Every process of the file starts at once: the stdio clients' servers and the two HTTP servers.
+  const connectStdio: Connect = (client) => client.connect(new ModernStdioTransport(stdioServer));
+  stdio = {
+    modern: connected(modernClient(), connectStdio),
+    legacy: connectedLegacy(new LegacyStdioTransport(stdioServer)),
+    older: new Map(OLDER.map((version) => [version, connected(olderClient(version), connectStdio)])),
+  };
+  for (const connecting of [stdio.modern, stdio.legacy, ...stdio.older.values()]) {
+    connecting.catch(() => {}); // reported by the test that takes it
+  }
+  for (const flags of [[], ["--stateless"]]) http.set(flags.join(), spawnDemoHttp(flags));
   // The demo's sandbox is seeded like this one, so the same ids hold.
   sandbox = await startSandbox();
+  for (const [flags, server] of http) httpUrls.set(flags, await server.url);
 });
-afterAll(() => sandbox.close());
+afterAll(async () => {
+  // Closes what a test did not take (one filtered out); closing twice is harmless.
+  const clients = [stdio.modern, stdio.legacy.then(({ client }) => client), ...stdio.older.values()];
+  await Promise.allSettled(clients.map(async (client) => (await client).close()));
+  await Promise.all([...http.values()].map((server) => server.stop()));
+  await sandbox.close();
+});
 
 describe("over stdio (one process per client)", () => {
   it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
-    await expectModern((client) => client.connect(new ModernStdioTransport(stdioServer)), sandbox);
+    await expectModern(stdio.modern, sandbox);
   });
 
   it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
-    await expectLegacy(new LegacyStdioTransport(stdioServer), sandbox);
+    await expectLegacy(stdio.legacy, sandbox);
   });
 
-  it.each(["2025-06-18", "2025-03-26"])("a %s client lists the tools and calls one", async (version) => {
-    await expectOlder(version, (client) => client.connect(new ModernStdioTransport(stdioServer)));
+  it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
+    await expectOlder(version, stdio.older.get(version) as Promise<ModernClient>);
   });
 });
 
@@ -113,18 +155,20 @@ describe.each([
   ["with 2025 sessions (the default)", []],
   ["with --stateless", ["--stateless"]],
 ])("over HTTP %s, both eras on one running server", (_mode, flags) => {
-  const server = demoHttpServer(flags);
+  const server = { url: () => httpUrls.get(flags.join()) as URL };
 
   it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
-    await expectModern((client) => client.connect(new ModernHttpTransport(server.url())), sandbox);
+    const connect: Connect = (client) => client.connect(new ModernHttpTransport(server.url()));
+    await expectModern(connected(modernClient(), connect), sandbox);
   });
 
   it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
-    await expectLegacy(new LegacyHttpTransport(server.url()), sandbox);
+    await expectLegacy(connectedLegacy(new LegacyHttpTransport(server.url())), sandbox);
   });
 
-  it.each(["2025-06-18", "2025-03-26"])("a %s client lists the tools and calls one", async (version) => {
-    await expectOlder(version, (client) => client.connect(new ModernHttpTransport(server.url())));
+  it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
+    const connect: Connect = (client) => client.connect(new ModernHttpTransport(server.url()));
+    await expectOlder(version, connected(olderClient(version), connect));
   });
 
   it("a client that probes first (auto) lands on 2026-07-28", async () => {

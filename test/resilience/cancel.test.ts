@@ -3,6 +3,7 @@
 // upstream would have answered, and no retry follows.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
+import type { Stream } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client as ModernClient,
@@ -26,11 +27,11 @@ const ANSWER_AFTER_MS = 10_000;
 /** Far beyond the answer, so only a cancellation can close the socket before the answer is due. */
 const TIMEOUT_MS = 60_000;
 /**
- * Longer than any first backoff (at most 500 ms), so a retry that was going to start has started: the
- * spawned servers' wait. A server in this process holds each retry wait on `clock` instead, where a
- * retry shows as a wait asked for, decided before the upstream sees its socket close.
+ * How a spawned server shows its call has ended: the retry loop is left for good before this line is
+ * logged, so nothing can be retried after it. A server in this process holds each retry wait on `clock`
+ * instead, where a retry shows as a wait asked for, decided before the upstream sees its socket close.
  */
-const RETRY_WINDOW_MS = 1_000;
+const CALL_CANCELLED = '"message":"tool call cancelled","tool":"whoami"';
 
 /** Answers after 10 s unless its connection closes first; `answered` tells which came first. */
 function slowAnswer(): FaultHandler {
@@ -101,8 +102,8 @@ describe("an MCP cancellation", () => {
 interface Caller {
   call(signal: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
-  /** A spawned server: its retry waits are real. */
-  spawned?: boolean;
+  /** A spawned server (its retry waits are real): resolves once it has logged the cancelled call. */
+  callCancelled?: Promise<void>;
 }
 
 const upstreamEnv = () =>
@@ -155,24 +156,39 @@ async function httpCaller(era: "2025" | "2026-07-28", argv: string[] = []): Prom
   };
 }
 
+/** Resolves once `stderr` has carried `text`. */
+function stderrShows(stderr: Stream | null, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let written = "";
+    stderr?.on("data", (chunk) => {
+      written += chunk;
+      if (written.includes(text)) resolve();
+    });
+  });
+}
+
 /** The built server over stdio, spawned by a client of one era. */
 async function stdioCaller(era: "2025" | "2026-07-28"): Promise<Caller> {
-  const server = { command: process.execPath, args: [CLI], env: upstreamEnv(), stderr: "ignore" as const };
+  const server = { command: process.execPath, args: [CLI], env: upstreamEnv(), stderr: "pipe" as const };
   if (era === "2025") {
+    const transport = new StdioClientTransport(server);
+    const callCancelled = stderrShows(transport.stderr, CALL_CANCELLED);
     const client = new Client({ name: "cancel-legacy", version: "1.0.0" });
-    await client.connect(new StdioClientTransport(server));
+    await client.connect(transport);
     return {
       call: (signal) => client.callTool({ name: "whoami", arguments: {} }, undefined, { signal }),
       close: () => client.close(),
-      spawned: true,
+      callCancelled,
     };
   }
+  const transport = new ModernStdioTransport(server);
+  const callCancelled = stderrShows(transport.stderr, CALL_CANCELLED);
   const client = modernClient();
-  await client.connect(new ModernStdioTransport(server));
+  await client.connect(transport);
   return {
     call: (signal) => client.callTool({ name: "whoami", arguments: {} }, { signal }),
     close: () => client.close(),
-    spawned: true,
+    callCancelled,
   };
 }
 
@@ -195,7 +211,7 @@ describe.each([
       controller.abort("the user changed their mind");
       await expect(call).rejects.toThrow();
       await expectClosedBeforeAnswer(arrived);
-      if (caller.spawned) await sleep(RETRY_WINDOW_MS);
+      if (caller.callCancelled) await caller.callCancelled;
       else expect(clock.waits).toEqual([]);
       expect(upstream.requests).toHaveLength(1);
     } finally {
@@ -305,6 +321,6 @@ describe("a client that goes away", () => {
     child.stdin.end();
     await expectClosedBeforeAnswer(arrived);
     await exited;
-    expect(stderr).toContain('"message":"tool call cancelled","tool":"whoami"');
+    expect(stderr).toContain(CALL_CANCELLED);
   });
 });

@@ -28,11 +28,20 @@ type Era = (typeof ERAS)[number];
 
 let sandbox: Sandbox;
 let receiver: OtlpReceiver;
+/** The stdio servers, one per era, spawned by their clients while the HTTP server starts. */
+let stdioRuns: Map<Era, Promise<Run>>;
 beforeAll(async () => {
   sandbox = await startSandbox({ record: true });
   receiver = await startOtlpReceiver();
+  stdioRuns = new Map(ERAS.map((era) => [era, overStdio(era)]));
+  for (const run of stdioRuns.values()) run.catch(() => {}); // its test reports a failure to start
+  await startHttpServer();
 });
 afterAll(async () => {
+  if (httpServer.exitCode === null) {
+    httpServer.kill("SIGTERM");
+    await once(httpServer, "exit");
+  }
   await sandbox.close();
   await receiver.close();
 });
@@ -59,9 +68,12 @@ function traceparentFor(index: number) {
 
 interface Run {
   call(meta: Record<string, string>): Promise<unknown>;
-  /** Closes the client and waits for the server to exit (it flushes its spans first). */
+  /** Closes the client; a stdio server then exits, flushing its spans first. */
   close(): Promise<void>;
+  /** All the server wrote to stderr. */
   stderr(): string;
+  /** What it wrote to stderr since this client connected. */
+  callLog(): string;
 }
 
 async function overStdio(era: Era): Promise<Run> {
@@ -79,6 +91,7 @@ async function overStdio(era: Era): Promise<Run> {
       call: (_meta) => client.callTool({ name: "tasks_query", arguments: arguments_, _meta }),
       close: () => client.close(),
       stderr: () => stderr,
+      callLog: () => stderr,
     };
   }
   const transport = new ModernStdioTransport(params);
@@ -94,49 +107,59 @@ async function overStdio(era: Era): Promise<Run> {
     call: (_meta) => client.callTool({ name: "tasks_query", arguments: arguments_, _meta }),
     close: () => client.close(),
     stderr: () => stderr,
+    callLog: () => stderr,
   };
 }
 
-async function overHttp(era: Era): Promise<Run> {
-  const child: ChildProcess = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0"], {
-    env: serverEnv(),
+/**
+ * One HTTP server serves every HTTP case in turn, exporting its spans 50 ms after they end (a stdio
+ * server flushes them as it exits); its stderr is kept from the start.
+ */
+let httpServer: ChildProcess;
+let httpUrl: URL;
+let httpStderr = "";
+
+async function startHttpServer(): Promise<void> {
+  httpServer = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0"], {
+    env: { ...serverEnv(), OTEL_BSP_SCHEDULE_DELAY: "50" },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => {
-    stderr += chunk;
+  httpServer.stderr!.on("data", (chunk) => {
+    httpStderr += chunk;
   });
-  const url = new URL(await listeningUrl(child));
+  httpUrl = new URL(await listeningUrl(httpServer));
+}
+
+async function overHttp(era: Era): Promise<Run> {
+  const since = httpStderr.length;
   const arguments_ = { query: { filter: { title_contains: PERSON_TEXT } } };
-  const stop = async (close: () => Promise<void>) => {
-    await close();
-    child.kill("SIGTERM");
-    await once(child, "exit");
-  };
+  const run = { stderr: () => httpStderr, callLog: () => httpStderr.slice(since) };
   if (era === "2025") {
     const client = new Client({ name: "otel-legacy", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(url));
+    await client.connect(new StreamableHTTPClientTransport(httpUrl));
     return {
+      ...run,
       call: (_meta) => client.callTool({ name: "tasks_query", arguments: arguments_, _meta }),
-      close: () => stop(() => client.close()),
-      stderr: () => stderr,
+      close: () => client.close(),
     };
   }
   const client = new ModernClient(
     { name: "otel-modern", version: "1.0.0" },
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
-  await client.connect(new ModernHttpTransport(url));
+  await client.connect(new ModernHttpTransport(httpUrl));
   return {
+    ...run,
     call: (_meta) => client.callTool({ name: "tasks_query", arguments: arguments_, _meta }),
-    close: () => stop(() => client.close()),
-    stderr: () => stderr,
+    close: () => client.close(),
   };
 }
 
+const spawnedOverStdio = (era: Era) => stdioRuns.get(era) as Promise<Run>;
+
 const CASES = [
-  ["stdio", "2025", overStdio],
-  ["stdio", "2026-07-28", overStdio],
+  ["stdio", "2025", spawnedOverStdio],
+  ["stdio", "2026-07-28", spawnedOverStdio],
   ["HTTP", "2025", overHttp],
   ["HTTP", "2026-07-28", overHttp],
 ] as const;
@@ -149,7 +172,8 @@ describe.each(CASES.map((entry, index) => [...entry, index] as const))(
       const run = await open(era);
       await run.call({ traceparent });
       await run.close();
-      // A stdio server flushes its spans as it exits, after the client has let go of it.
+      // A stdio server flushes its spans as it exits, after the client has let go of it; the HTTP
+      // server 50 ms after they end.
       await expect
         .poll(() => receiver.spans().filter((s) => s.traceId === traceId).length, { timeout: 15_000 })
         .toBe(2);
@@ -182,7 +206,7 @@ describe.each(CASES.map((entry, index) => [...entry, index] as const))(
         ["/api/v1/business/tasks/query", `00-${traceId}-${client?.spanId}-01`],
       ]);
       const lines = run
-        .stderr()
+        .callLog()
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -199,17 +223,12 @@ describe.each(CASES.map((entry, index) => [...entry, index] as const))(
 
 it("over HTTP, a traceparent header parents the call when _meta carries none", async () => {
   const { traceId, parentId, traceparent } = traceparentFor(9);
-  const child = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0"], {
-    env: serverEnv(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const url = new URL(await listeningUrl(child));
   const client = new Client({ name: "otel-header", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { traceparent } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(httpUrl, { requestInit: { headers: { traceparent } } }),
+  );
   await client.callTool({ name: "whoami", arguments: {} });
   await client.close();
-  child.kill("SIGTERM");
-  await once(child, "exit");
   await expect
     .poll(() => receiver.spans().some((s) => s.traceId === traceId && s.name === "tools/call whoami"), {
       timeout: 15_000,
@@ -219,7 +238,7 @@ it("over HTTP, a traceparent header parents the call when _meta carries none", a
   expect(call?.parentSpanId).toBe(parentId);
 });
 
-describe("settings telemetry cannot use stop the server with exit code 2", () => {
+describe.concurrent("settings telemetry cannot use stop the server with exit code 2", () => {
   it("an OTLP protocol other than http/protobuf and http/json", async () => {
     const { code, stderr } = await runCli([], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,

@@ -13,7 +13,7 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_CONFIRMATION_CHARS } from "../../src/tools/confirm.js";
 import { CLI, childEnv, type Recorder, startRecorder, textOf } from "../helpers.js";
 import { type HttpHarness, startHttp } from "../http-helpers.js";
@@ -56,8 +56,8 @@ const settings = () => ({
 });
 
 /** The comment POSTs the upstream received: one on accept, none otherwise. */
-const commentPosts = () =>
-  upstream.requests.filter(({ path }) => path === "/api/v1/business/tasks/comments").map(({ body }) => body);
+const commentPosts = (recorder = upstream) =>
+  recorder.requests.filter(({ path }) => path === "/api/v1/business/tasks/comments").map(({ body }) => body);
 
 /** SDK v2's client on 2026-07-28, answering every elicitation with `action`; `asked` records the messages. */
 function modernClient(action: Action, asked: string[]) {
@@ -173,13 +173,13 @@ describe("docs/confirm-writes.md", () => {
   });
 });
 
-/** The built CLI's stdio, with the recorder as both APIs and `extra` on top. */
-const stdioServer = (args: string[], extra: Record<string, string> = {}) => ({
+/** The built CLI's stdio, with `recorder` as both APIs and `extra` on top. */
+const stdioServer = (recorder: Recorder, args: string[], extra: Record<string, string> = {}) => ({
   command: process.execPath,
   args: [CLI, ...args],
   env: childEnv({
-    WORKSPACE_BASE_URL: upstream.url,
-    ANALYTICS_BASE_URL: upstream.url,
+    WORKSPACE_BASE_URL: recorder.url,
+    ANALYTICS_BASE_URL: recorder.url,
     WORKSPACE_API_KEY: KEY,
     WORKSPACE_PROJECT_ID: PROJECT,
     ...extra,
@@ -187,32 +187,75 @@ const stdioServer = (args: string[], extra: Record<string, string> = {}) => ({
   stderr: "ignore" as const,
 });
 
+/** A stdio client and its spawned server, with an upstream of its own and the questions it was asked. */
+interface StdioRun<C> {
+  upstream: Recorder;
+  asked: string[];
+  client: Promise<C>;
+}
+
+async function stdioRun<C>(
+  start: (upstream: Recorder, asked: string[]) => { client: C; connect: () => Promise<void> },
+): Promise<StdioRun<C>> {
+  const upstream = await startRecorder(() => ({ body: COMMENT }));
+  const asked: string[] = [];
+  const { client, connect } = start(upstream, asked);
+  const connecting = connect().then(() => client);
+  connecting.catch(() => {}); // its test reports it
+  return { upstream, asked, client: connecting };
+}
+
+const ACCEPTING = [
+  ["--confirm-writes", ["--confirm-writes"], {}],
+  ["MCP_CONFIRM_WRITES=1", [], { MCP_CONFIRM_WRITES: "1" }],
+] as const;
+
+// The stdio servers spawn before the first test, so they start while the HTTP tests run.
+let declining: StdioRun<LegacyClient>;
+const accepting = new Map<string, StdioRun<ModernClient>>();
+beforeAll(async () => {
+  declining = await stdioRun((recorder, asked) => {
+    const client = legacyClient("decline", asked);
+    const transport = new LegacyStdioTransport(stdioServer(recorder, ["--confirm-writes"]));
+    return { client, connect: () => client.connect(transport) };
+  });
+  for (const [name, args, env] of ACCEPTING) {
+    const run = await stdioRun((recorder, asked) => {
+      const client = modernClient("accept", asked);
+      const transport = new ModernStdioTransport(stdioServer(recorder, [...args], env));
+      return { client, connect: () => client.connect(transport) };
+    });
+    accepting.set(name, run);
+  }
+});
+afterAll(async () => {
+  // Closes what a test did not take (one filtered out); closing twice is harmless.
+  const runs = [declining, ...accepting.values()];
+  await Promise.allSettled(runs.map(async (run) => (await run.client).close()));
+  await Promise.all(runs.map((run) => run.upstream.close()));
+});
+
 describe("stdio, the built CLI", () => {
   it("a 2025 client (SDK 1.x) that declines: asked, nothing sent", async () => {
-    const asked: string[] = [];
-    const client = legacyClient("decline", asked);
-    await client.connect(new LegacyStdioTransport(stdioServer(["--confirm-writes"])));
+    const { client: connecting, asked, upstream } = declining;
+    const client = await connecting;
     try {
       const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
       expect(asked).toEqual([SHOWN]);
       expect(result.structuredContent).toEqual({ sent: false, decision: "declined" });
-      expect(commentPosts()).toEqual([]);
+      expect(commentPosts(upstream)).toEqual([]);
     } finally {
       await client.close();
     }
   });
 
-  it.each([
-    ["--confirm-writes", ["--confirm-writes"], {}],
-    ["MCP_CONFIRM_WRITES=1", [], { MCP_CONFIRM_WRITES: "1" }],
-  ])("%s: asked, and on accept exactly one comment is sent", async (_name, args, env) => {
-    const asked: string[] = [];
-    const client = modernClient("accept", asked);
-    await client.connect(new ModernStdioTransport(stdioServer(args, env)));
+  it.each(ACCEPTING)("%s: asked, and on accept exactly one comment is sent", async (name) => {
+    const { client: connecting, asked, upstream } = accepting.get(name) as StdioRun<ModernClient>;
+    const client = await connecting;
     try {
       await client.callTool({ name: "tasks_comments", arguments: ARGS });
       expect(asked).toEqual([SHOWN]);
-      expect(commentPosts()).toEqual([{ action: "create", ...ARGS }]);
+      expect(commentPosts(upstream)).toEqual([{ action: "create", ...ARGS }]);
     } finally {
       await client.close();
     }
