@@ -1,7 +1,14 @@
 // stdio: the SDK's serveStdio answers the one client that spawned us, in whichever revision it opens with
 // (2026-07-28 requests, or a 2025 initialize). stdout is the protocol; logs go to stderr. On SIGTERM the
 // requests already read are answered (for up to the grace) before the process exits; new ones are refused.
-import type { JSONRPCMessage, RequestId, Server, Transport } from "@modelcontextprotocol/server";
+import {
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestId,
+  type Server,
+  type Transport,
+  UnsupportedProtocolVersionError,
+} from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio as sdkServeStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../log.js";
 import * as telemetry from "../telemetry/index.js";
@@ -16,6 +23,13 @@ const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: R
   "method" in message && "id" in message;
 const isResponse = (message: JSONRPCMessage) => !("method" in message) && "id" in message;
 
+/** The revision a request's `_meta` claims, when it claims one as a string (2026-07-28 requests do). */
+function claimedRevision(message: { params?: unknown }): string | undefined {
+  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const claim = meta?.[PROTOCOL_VERSION_META_KEY];
+  return typeof claim === "string" ? claim : undefined;
+}
+
 /** The SDK's stdio wire, counting the requests it has handed in and not yet answered. */
 class DrainableStdio implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -25,6 +39,11 @@ class DrainableStdio implements Transport {
   private readonly open = new Set<RequestId>();
   private draining = false;
   private wake?: () => void;
+  /** The request that opens the connection, while unanswered, and the revision it claims (none: a 2025 initialize). */
+  private opening?: { id: RequestId; revision?: string };
+  /** The 2026-07-28-era revision the connection serves, once its opening request was answered. */
+  private servedRevision?: string;
+  private legacy = false;
 
   constructor() {
     this.wire.onmessage = (message) => this.receive(message);
@@ -37,6 +56,13 @@ class DrainableStdio implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    if (isResponse(message) && this.opening?.id === (message as { id?: RequestId }).id) {
+      if (!("error" in message)) {
+        if (this.opening.revision === undefined) this.legacy = true;
+        else this.servedRevision = this.opening.revision;
+      }
+      this.opening = undefined;
+    }
     await this.wire.send(message);
     if (isResponse(message)) this.settle((message as { id?: RequestId }).id);
   }
@@ -65,6 +91,23 @@ class DrainableStdio implements Transport {
           code: SHUTTING_DOWN,
           message: "the server is shutting down and takes no new requests",
         };
+        void this.wire.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        return;
+      }
+      const revision = claimedRevision(message);
+      if (!this.legacy && this.servedRevision === undefined && this.opening === undefined) {
+        if (revision !== undefined || message.method === "initialize")
+          this.opening = { id: message.id, revision };
+      }
+      // The SDK checks the revision of the request that opens a 2026-07-28 connection; a later request
+      // naming another revision gets the same refusal here (-32022, naming the one this connection serves).
+      if (this.servedRevision !== undefined && revision !== undefined && revision !== this.servedRevision) {
+        const refusal = new UnsupportedProtocolVersionError({
+          supported: [this.servedRevision],
+          requested: revision,
+        });
+        const error = { code: refusal.code, message: refusal.message, data: refusal.data };
+        log("warning", "stdio: message refused", { error: refusal.message.slice(0, 200) });
         void this.wire.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
         return;
       }

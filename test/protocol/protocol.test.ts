@@ -80,9 +80,8 @@ function spawnServer(key = KEY): StdioServer {
 
 // The processes start together. The 2025 tests take turns on one connection, each initializing as it
 // did alone (none sets a log level before the test about logging/setLevel); the 2026-07-28 tests on
-// another, but for the refusal of another revision, which holds only while the connection has served
-// no 2026-07-28 request (after one, the SDK serves a request naming 2099-01-01); whoami's answer formats
-// take a key each, so a process each.
+// another, but for the refusal of another revision, which starts a connection of its own so that its
+// first request is the one that opens it; whoami's answer formats take a key each, so a process each.
 let legacyServer: StdioServer;
 let modernServer: StdioServer;
 let freshModernServer: StdioServer;
@@ -256,13 +255,36 @@ describe("the 2026-07-28 revision over stdio", () => {
     });
   });
 
-  it("refuses a request for another revision, naming the ones served", async () => {
-    const [answer] = (await freshModernServer.exchange(
-      [modern(1, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: "2099-01-01" })],
-      1,
-    )) as {
-      error: { code: number; data: { supported: string[] } };
+  it("refuses a request for another revision, naming the ones served: the opening one, and any after it", async () => {
+    const unsupported = (id: number, requested: string) => ({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32022,
+        message: `Unsupported protocol version: ${requested}`,
+        data: { supported: ["2026-07-28"], requested },
+      },
+    });
+    const other = (id: number, revision: string) =>
+      modern(id, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: revision });
+    // The opening request: refused by the SDK, and the connection is still unopened.
+    expect(await freshModernServer.exchange([other(1, "2099-01-01")], 1)).toEqual([
+      unsupported(1, "2099-01-01"),
+    ]);
+    const [served] = (await freshModernServer.exchange([modern(2, "tools/list")], 1)) as {
+      id: number;
+      result: { tools: unknown[] };
     }[];
-    expect(answer?.error.data.supported).toContain("2026-07-28");
+    expect([served?.id, served?.result.tools.length]).toEqual([2, 14]);
+    // Once the connection serves 2026-07-28, a request naming another revision is refused the same way.
+    expect(await freshModernServer.exchange([other(3, "2099-01-01"), other(4, "2025-11-25")], 2)).toEqual([
+      unsupported(3, "2099-01-01"),
+      unsupported(4, "2025-11-25"),
+    ]);
+    const [after] = (await freshModernServer.exchange([modern(5, "tools/list")], 1)) as {
+      id: number;
+      result: { tools: unknown[] };
+    }[];
+    expect([after?.id, after?.result.tools.length]).toEqual([5, 14]);
   });
 });
