@@ -24,8 +24,9 @@ const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: R
 const isResponse = (message: JSONRPCMessage) => !("method" in message) && "id" in message;
 
 /** The revision a request's `_meta` claims, when it claims one as a string (2026-07-28 requests do). */
-function claimedRevision(message: { params?: unknown }): string | undefined {
-  const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+function claimedRevision(message: JSONRPCMessage): string | undefined {
+  const params = "params" in message ? message.params : undefined;
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   const claim = meta?.[PROTOCOL_VERSION_META_KEY];
   return typeof claim === "string" ? claim : undefined;
 }
@@ -56,10 +57,11 @@ class DrainableStdio implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (isResponse(message) && this.opening?.id === (message as { id?: RequestId }).id) {
+    const opening = this.opening;
+    if (opening && isResponse(message) && opening.id === (message as { id?: RequestId }).id) {
       if (!("error" in message)) {
-        if (this.opening.revision === undefined) this.legacy = true;
-        else this.servedRevision = this.opening.revision;
+        if (opening.revision === undefined) this.legacy = true;
+        else this.servedRevision = opening.revision;
       }
       this.opening = undefined;
     }
