@@ -12,7 +12,8 @@ import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
 import { CLI, childEnv, runCli } from "../helpers.js";
 
-describe("the built server, spawned", () => {
+// Each test spawns its own processes and waits on them: they run side by side (describe.concurrent).
+describe.concurrent("the built server, spawned", () => {
   let sandbox: Sandbox;
 
   beforeAll(async () => {
@@ -99,14 +100,18 @@ describe("the built server, spawned", () => {
   });
 
   it("--version prints the package version and --help the usage, on stdout", async () => {
-    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
-    const help = await runCli(["--help"]);
+    const [version, help] = await Promise.all([runCli(["--version"]), runCli(["--help"])]);
+    expect(version).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
     expect([help.code, help.stderr]).toEqual([0, ""]);
     expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
   it("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
-    const badProject = await runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" });
+    const [badProject, badFlag, unknownFlag] = await Promise.all([
+      runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" }),
+      runCli(["--transport", "websocket"]),
+      runCli(["--transport", "http", "--bogus"]),
+    ]);
     expect(badProject).toEqual({
       code: 2,
       stdout: "",
@@ -117,7 +122,6 @@ describe("the built server, spawned", () => {
         "",
       ].join("\n"),
     });
-    const badFlag = await runCli(["--transport", "websocket"]);
     expect(badFlag).toEqual({
       code: 2,
       stdout: "",
@@ -128,7 +132,6 @@ describe("the built server, spawned", () => {
         "",
       ].join("\n"),
     });
-    const unknownFlag = await runCli(["--transport", "http", "--bogus"]);
     expect(unknownFlag).toEqual({
       code: 2,
       stdout: "",
