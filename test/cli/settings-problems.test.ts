@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { describe, expect, it } from "vitest";
+import { describe, type ExpectStatic, expect, it } from "vitest";
 import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
 import { CLI, childEnv, runCli } from "../helpers.js";
 
@@ -45,7 +45,8 @@ const failed = (tool: string, text: string) => ({
   content: [{ type: "text", text: `${tool}: ${text}` }],
 });
 
-describe("settings that cannot be used", () => {
+// Every test spawns processes of its own and waits on them: the suites and their tests run side by side.
+describe.concurrent("settings that cannot be used", () => {
   it("mcp.json.example pasted as is: over stdio every answer and the instructions say what to fix", async () => {
     const text = [
       "agent-workspace-mcp cannot call the APIs: settings are wrong.",
@@ -133,8 +134,11 @@ const warnings = (stderr: string) =>
     .filter((line) => line.level === "warning" && line.message !== "tool call failed")
     .map((line) => line.message);
 
-/** The start-up warnings of the CLI spawned over stdio: all of stderr up to its "ready" line. */
-async function startupWarnings(args: string[], env: Record<string, string>) {
+/**
+ * The start-up warnings of the CLI spawned over stdio: all of stderr up to its "ready" line. `expect` is
+ * the calling test's own (a concurrent test polls with its context's).
+ */
+async function startupWarnings(expect: ExpectStatic, args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, ...args],
@@ -155,29 +159,33 @@ async function startupWarnings(args: string[], env: Record<string, string>) {
   return { warnings: warnings(stderr), stderr };
 }
 
-describe("start-up names what is unset", () => {
-  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async () => {
-    expect((await startupWarnings([], {})).warnings).toEqual([
+describe.concurrent("start-up names what is unset", () => {
+  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async ({
+    expect,
+  }) => {
+    // Four servers, started together.
+    const [unset, analyticsOnly, inForm, complete] = await Promise.all([
+      startupWarnings(expect, [], {}),
+      startupWarnings(expect, ["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
+      startupWarnings(expect, [], {
+        MCP_SETTINGS_FROM: "mcpb",
+        WORKSPACE_API_KEY: "workspace-key-0123",
+        ANALYTICS_BASE_URL: "http://127.0.0.1:9",
+      }),
+      startupWarnings(expect, [], {
+        WORKSPACE_API_KEY: "workspace-key-0123",
+        WORKSPACE_BASE_URL: "http://127.0.0.1:9",
+        ANALYTICS_BASE_URL: "http://127.0.0.1:9",
+      }),
+    ]);
+    expect(unset.warnings).toEqual([
       "WORKSPACE_API_KEY is not set: every tool will fail; WORKSPACE_BASE_URL is not set: the workspace tools will fail; ANALYTICS_BASE_URL is not set: the geo_ tools will fail.",
     ]);
-    const analyticsOnly = await startupWarnings(["--toolsets", "analytics"], {
-      ANALYTICS_API_KEY: "analytics-key-0123",
-    });
     expect(analyticsOnly.warnings).toEqual(["ANALYTICS_BASE_URL is not set: the geo_ tools will fail."]);
-    const inForm = await startupWarnings([], {
-      MCP_SETTINGS_FROM: "mcpb",
-      WORKSPACE_API_KEY: "workspace-key-0123",
-      ANALYTICS_BASE_URL: "http://127.0.0.1:9",
-    });
     expect(inForm.warnings).toEqual([
       '"Agent-workspace API base URL" is not set: the workspace tools will fail.',
     ]);
     expect(inForm.stderr).not.toContain("workspace-key-0123");
-    const complete = await startupWarnings([], {
-      WORKSPACE_API_KEY: "workspace-key-0123",
-      WORKSPACE_BASE_URL: "http://127.0.0.1:9",
-      ANALYTICS_BASE_URL: "http://127.0.0.1:9",
-    });
     expect(complete.warnings).toEqual([]);
   });
 
@@ -202,7 +210,7 @@ describe("start-up names what is unset", () => {
   });
 });
 
-describe("a port that cannot be had", () => {
+describe.concurrent("a port that cannot be had", () => {
   it("in use: one line naming the port and --port / MCP_PORT, exit 2", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
