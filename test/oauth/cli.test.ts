@@ -7,7 +7,8 @@ import { demoHttpServer } from "../every-tool.js";
 import { runCli } from "../helpers.js";
 import { openConsent, signInByHand, startFlow } from "../oauth-harness.js";
 
-describe("--demo --oauth", () => {
+// Every test has processes of its own: the suites and their tests run side by side (describe.concurrent).
+describe.concurrent("--demo --oauth", () => {
   const server = demoHttpServer(["--oauth"]);
 
   it("shows the sandbox's key on the consent page, signs in with it, and serves the person's calls", async () => {
@@ -32,7 +33,7 @@ describe("--demo --oauth", () => {
   });
 });
 
-describe("settings --oauth cannot use", () => {
+describe.concurrent("settings --oauth cannot use", () => {
   it.each([
     [
       ["--transport", "http", "--oauth"],
