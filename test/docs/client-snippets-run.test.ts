@@ -17,6 +17,7 @@ import { filledIn, NAME, SNIPPETS } from "../../scripts/client-snippets.mjs";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
 import { CLI, TOOL_NAMES } from "../helpers.js";
+import { takingTurns } from "../turns.js";
 
 const run = promisify(execFile);
 const REPO = dirname(dirname(CLI));
@@ -243,20 +244,9 @@ function listAndCall(launch: Launch) {
   return seen.get(key)!;
 }
 
-/** At most this many launches run at once: they overlap their waits without crowding two cores. */
-const LAUNCHES_AT_ONCE = 3;
-let running = 0;
-const queued: (() => void)[] = [];
-async function startInTurn(launch: Launch) {
-  if (running >= LAUNCHES_AT_ONCE) await new Promise<void>((turn) => queued.push(turn));
-  running++;
-  try {
-    return await start(launch);
-  } finally {
-    running--;
-    queued.shift()?.();
-  }
-}
+/** Three launches at a time. */
+const inTurn = takingTurns(3);
+const startInTurn = (launch: Launch) => inTurn(() => start(launch));
 
 async function start(launch: Launch) {
   const client = await connect(launch);

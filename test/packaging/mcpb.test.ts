@@ -20,6 +20,7 @@ import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { ENDPOINTS } from "../../src/tools/register.js";
 import { REPORT_VIEW_FILE } from "../../src/views/html.js";
 import { REPORT_VIEW_URI, VIEW_MIME_TYPE } from "../../src/views/report-view.js";
+import { takingTurns } from "../turns.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -68,10 +69,12 @@ const FORMS = {
 type Form = keyof typeof FORMS;
 
 /**
- * Every era's server for every form, spawned and connected together once the bundle is unpacked: the
- * starts overlap, while the tests, which share the sandbox's record of requests, run one at a time.
+ * Every era's server for every form, spawned and connected once the bundle is unpacked, three at a time:
+ * the starts overlap, while the tests, which share the sandbox's record of requests, run one at a time.
  */
 const started = new Map<string, Promise<Client>>();
+/** Three servers start at a time. */
+const inTurn = takingTurns(3);
 const startedKey = (era: (typeof ERAS)[number], form: Form) => `${era.era} ${form}`;
 
 beforeAll(async () => {
@@ -86,7 +89,7 @@ beforeAll(async () => {
   manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
   for (const era of ERAS) {
     for (const form of Object.keys(FORMS) as Form[]) {
-      const client = connect(FORMS[form](), era);
+      const client = inTurn(() => connect(FORMS[form](), era));
       client.catch(() => {}); // a failed start fails the test that awaits it
       started.set(startedKey(era, form), client);
     }
