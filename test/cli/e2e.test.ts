@@ -12,7 +12,9 @@ import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
 import { CLI, childEnv, runCli } from "../helpers.js";
 
-// Each test spawns its own processes and waits on them: they run side by side (describe.concurrent).
+// Each test spawns its own processes and waits on them: the three serving ones run side by side
+// (describe.concurrent), then the short runs, one test after the other (it.sequential), so that the
+// file starts no more than three servers at once.
 describe.concurrent("the built server, spawned", () => {
   let sandbox: Sandbox;
 
@@ -91,7 +93,7 @@ describe.concurrent("the built server, spawned", () => {
     expect(code).toBe(0);
   });
 
-  it("exits by itself when the client closes its stdin", async () => {
+  it.sequential("exits by itself when the client closes its stdin", async () => {
     const child = spawn(process.execPath, [CLI], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
     await once(child.stderr!, "readable");
     child.stdin!.end();
@@ -99,14 +101,14 @@ describe.concurrent("the built server, spawned", () => {
     expect(code).toBe(0);
   });
 
-  it("--version prints the package version and --help the usage, on stdout", async () => {
+  it.sequential("--version prints the package version and --help the usage, on stdout", async () => {
     const [version, help] = await Promise.all([runCli(["--version"]), runCli(["--help"])]);
     expect(version).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
     expect([help.code, help.stderr]).toEqual([0, ""]);
     expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  it("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
+  it.sequential("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
     const [badProject, badFlag, unknownFlag] = await Promise.all([
       runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" }),
       runCli(["--transport", "websocket"]),
