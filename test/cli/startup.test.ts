@@ -32,9 +32,10 @@ async function listedTools(args: string[], env: Record<string, string> = {}): Pr
   }
 }
 
-// Every test spawns processes of its own and waits on them: the suites and their tests run side by side.
+// Every test spawns processes of its own and waits on them: the suites run side by side, the short runs
+// of the first one after each other (it.sequential), so that the file starts no more than three at once.
 describe.concurrent("tool selection at start", () => {
-  it.each([
+  it.sequential.each([
     [
       ["--toolsets", "workspace,billing"],
       {},
