@@ -45,7 +45,9 @@ const failed = (tool: string, text: string) => ({
   content: [{ type: "text", text: `${tool}: ${text}` }],
 });
 
-// Every test spawns processes of its own and waits on them: the suites and their tests run side by side.
+// Every test spawns processes of its own and waits on them: the stdio servers of the first suite start
+// together, the short runs after them one at a time (it.sequential), and the suites one after another,
+// so that the file starts no more than four processes at once.
 describe.concurrent("settings that cannot be used", () => {
   it("mcp.json.example pasted as is: over stdio every answer and the instructions say what to fix", async () => {
     const text = [
@@ -107,7 +109,7 @@ describe.concurrent("settings that cannot be used", () => {
     expect(answers.geo).toEqual(failed("geo_prompts", text));
   });
 
-  it("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
+  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
     const result = await runCli(["--transport", "http", "--port", "0"], EXAMPLE_ENV);
     expect([result.code, result.stdout]).toEqual([2, ""]);
     expect(result.stderr.split("\n")[0]).toBe(
@@ -116,7 +118,7 @@ describe.concurrent("settings that cannot be used", () => {
     expect(result.stderr).toContain("\n(agent-workspace-mcp --help lists every setting)\n");
   });
 
-  it("a transport it cannot tell stops it too: exit 2", async () => {
+  it.sequential("a transport it cannot tell stops it too: exit 2", async () => {
     const result = await runCli(["--transport", "websocket"]);
     expect([result.code, result.stderr.split("\n")[0]]).toEqual([
       2,
@@ -159,7 +161,7 @@ async function startupWarnings(expect: ExpectStatic, args: string[], env: Record
   return { warnings: warnings(stderr), stderr };
 }
 
-describe.concurrent("start-up names what is unset", () => {
+describe("start-up names what is unset", () => {
   it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async ({
     expect,
   }) => {
@@ -210,7 +212,7 @@ describe.concurrent("start-up names what is unset", () => {
   });
 });
 
-describe.concurrent("a port that cannot be had", () => {
+describe("a port that cannot be had", () => {
   it("in use: one line naming the port and --port / MCP_PORT, exit 2", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
