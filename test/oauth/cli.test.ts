@@ -7,7 +7,8 @@ import { demoHttpServer } from "../every-tool.js";
 import { runCli } from "../helpers.js";
 import { openConsent, signInByHand, startFlow } from "../oauth-harness.js";
 
-// Every test has processes of its own: the suites and their tests run side by side (describe.concurrent).
+// Every test has processes of its own: the bad-setting runs, one after the other (it.sequential), go
+// while the --demo --oauth server is started and signed in to (describe.concurrent).
 describe.concurrent("--demo --oauth", () => {
   const server = demoHttpServer(["--oauth"]);
 
@@ -34,7 +35,7 @@ describe.concurrent("--demo --oauth", () => {
 });
 
 describe.concurrent("settings --oauth cannot use", () => {
-  it.each([
+  it.sequential.each([
     [
       ["--transport", "http", "--oauth"],
       {},
