@@ -79,7 +79,9 @@ function expected(keepWhole: boolean): Seen[] {
   });
 }
 
-// Each suite runs beside the others (describe.concurrent): the built server starts while the scanner is checked.
+// Each suite runs beside the others (describe.concurrent): the built server starts while the scanner is
+// checked; the stdio eras of the bare server take turns (it.sequential), so that the file starts no more
+// than four processes at once.
 describe.concurrent("the bench's stdio line scanner", () => {
   it("reports the same head, tail, tool-error flag and whole line wherever one split falls", () => {
     for (let split = 0; split <= stream.length; split++) {
@@ -221,7 +223,7 @@ describe.concurrent("the bench drivers against the bare SDK v2 server", () => {
     });
   });
 
-  it.each(["legacy", "modern"] as const)("calls tasks_query over stdio, %s era", async (era) => {
+  it.sequential.each(["legacy", "modern"] as const)("calls tasks_query over stdio, %s era", async (era) => {
     const driver = await StdioMcpDriver.spawn([bareChild, "--transport", "stdio"], env(), era);
     try {
       expect(succeeded(await driver.open("tools/list"))).toBe(true);
