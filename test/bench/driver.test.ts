@@ -79,7 +79,10 @@ function expected(keepWhole: boolean): Seen[] {
   });
 }
 
-describe("the bench's stdio line scanner", () => {
+// Each suite runs beside the others (describe.concurrent): the built server starts while the scanner is
+// checked; the stdio eras of the bare server take turns (it.sequential), so that the file starts no more
+// than four processes at once.
+describe.concurrent("the bench's stdio line scanner", () => {
   it("reports the same head, tail, tool-error flag and whole line wherever one split falls", () => {
     for (let split = 0; split <= stream.length; split++) {
       const seen = scan([stream.subarray(0, split), stream.subarray(split)], true);
@@ -125,7 +128,7 @@ describe("the bench's stdio line scanner", () => {
 
 // The bare SDK v2 server the bench compares ours with (bench/sdk-bare-child.ts), compiled by esbuild
 // into bench/.out/test/ (node_modules still resolve from there) and driven in both eras.
-describe("the bench drivers against the bare SDK v2 server", () => {
+describe.concurrent("the bench drivers against the bare SDK v2 server", () => {
   let upstream: BenchUpstream;
   let bareChild: string;
   const children: ChildProcess[] = [];
@@ -182,6 +185,13 @@ describe("the bench drivers against the bare SDK v2 server", () => {
     throw new Error(`bare ${mode} server did not listen`);
   }
 
+  let bareHttp: Promise<string> | undefined;
+  /** The bare stateless HTTP server, one for the suite: started by the first test that asks for it. */
+  const sharedBareHttp = () => {
+    bareHttp ??= startBare("http");
+    return bareHttp;
+  };
+
   const tasksCall = { name: "tasks_query", arguments: TASKS_ARGUMENTS };
 
   /** A tasks_query answer is a result whose blocks carry the upstream body. */
@@ -213,7 +223,7 @@ describe("the bench drivers against the bare SDK v2 server", () => {
     });
   });
 
-  it.each(["legacy", "modern"] as const)("calls tasks_query over stdio, %s era", async (era) => {
+  it.sequential.each(["legacy", "modern"] as const)("calls tasks_query over stdio, %s era", async (era) => {
     const driver = await StdioMcpDriver.spawn([bareChild, "--transport", "stdio"], env(), era);
     try {
       expect(succeeded(await driver.open("tools/list"))).toBe(true);
@@ -226,7 +236,7 @@ describe("the bench drivers against the bare SDK v2 server", () => {
   });
 
   it("calls tasks_query over HTTP: 2026-07-28 and 2025 stateless on createMcpHandler, 2025 sessions", async () => {
-    const [http, sessions] = await Promise.all([startBare("http"), startBare("sessions")]);
+    const [http, sessions] = await Promise.all([sharedBareHttp(), startBare("sessions")]);
     const modern = await HttpMcpDriver.connect(http, 4, undefined, "modern");
     const stateless = await HttpMcpDriver.connect(http, 4);
     const sessionful = await HttpMcpDriver.connect(sessions, 4);
@@ -243,7 +253,7 @@ describe("the bench drivers against the bare SDK v2 server", () => {
   });
 
   it("is refused by the SDK when the envelope lacks a required key: the framing is checked", async () => {
-    const url = await startBare("http");
+    const url = await sharedBareHttp();
     const { [CLIENT_CAPABILITIES_META_KEY]: _, ...partial } = MODERN_META;
     const response = await fetch(url, {
       method: "POST",
@@ -264,7 +274,7 @@ describe("the bench drivers against the bare SDK v2 server", () => {
   });
 });
 
-describe("the bench's 2026-07-28 check on the built server", () => {
+describe.concurrent("the bench's 2026-07-28 check on the built server", () => {
   it("finds the revision served (and tools/list answered in it) or names why not", async () => {
     const driver = await StdioMcpDriver.spawn([CLI], { PATH: process.env.PATH }, "modern");
     try {

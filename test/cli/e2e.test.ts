@@ -12,7 +12,10 @@ import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
 import { CLI, childEnv, runCli } from "../helpers.js";
 
-describe("the built server, spawned", () => {
+// Each test spawns its own processes and waits on them: the three serving ones run side by side
+// (describe.concurrent), then the short runs, one test after the other (it.sequential), so that the
+// file starts no more than three servers at once.
+describe.concurrent("the built server, spawned", () => {
   let sandbox: Sandbox;
 
   beforeAll(async () => {
@@ -90,7 +93,7 @@ describe("the built server, spawned", () => {
     expect(code).toBe(0);
   });
 
-  it("exits by itself when the client closes its stdin", async () => {
+  it.sequential("exits by itself when the client closes its stdin", async () => {
     const child = spawn(process.execPath, [CLI], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
     await once(child.stderr!, "readable");
     child.stdin!.end();
@@ -98,15 +101,19 @@ describe("the built server, spawned", () => {
     expect(code).toBe(0);
   });
 
-  it("--version prints the package version and --help the usage, on stdout", async () => {
-    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
-    const help = await runCli(["--help"]);
+  it.sequential("--version prints the package version and --help the usage, on stdout", async () => {
+    const [version, help] = await Promise.all([runCli(["--version"]), runCli(["--help"])]);
+    expect(version).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
     expect([help.code, help.stderr]).toEqual([0, ""]);
     expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  it("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
-    const badProject = await runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" });
+  it.sequential("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
+    const [badProject, badFlag, unknownFlag] = await Promise.all([
+      runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" }),
+      runCli(["--transport", "websocket"]),
+      runCli(["--transport", "http", "--bogus"]),
+    ]);
     expect(badProject).toEqual({
       code: 2,
       stdout: "",
@@ -117,7 +124,6 @@ describe("the built server, spawned", () => {
         "",
       ].join("\n"),
     });
-    const badFlag = await runCli(["--transport", "websocket"]);
     expect(badFlag).toEqual({
       code: 2,
       stdout: "",
@@ -128,7 +134,6 @@ describe("the built server, spawned", () => {
         "",
       ].join("\n"),
     });
-    const unknownFlag = await runCli(["--transport", "http", "--bogus"]);
     expect(unknownFlag).toEqual({
       code: 2,
       stdout: "",

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { describe, expect, it } from "vitest";
+import { describe, type ExpectStatic, expect, it } from "vitest";
 import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
 import { CLI, childEnv, runCli } from "../helpers.js";
 
@@ -45,7 +45,10 @@ const failed = (tool: string, text: string) => ({
   content: [{ type: "text", text: `${tool}: ${text}` }],
 });
 
-describe("settings that cannot be used", () => {
+// Every test spawns processes of its own and waits on them: the stdio servers of the first suite start
+// together, the short runs after them one at a time (it.sequential), and the suites one after another,
+// so that the file starts no more than four processes at once.
+describe.concurrent("settings that cannot be used", () => {
   it("mcp.json.example pasted as is: over stdio every answer and the instructions say what to fix", async () => {
     const text = [
       "agent-workspace-mcp cannot call the APIs: settings are wrong.",
@@ -106,7 +109,7 @@ describe("settings that cannot be used", () => {
     expect(answers.geo).toEqual(failed("geo_prompts", text));
   });
 
-  it("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
+  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
     const result = await runCli(["--transport", "http", "--port", "0"], EXAMPLE_ENV);
     expect([result.code, result.stdout]).toEqual([2, ""]);
     expect(result.stderr.split("\n")[0]).toBe(
@@ -115,7 +118,7 @@ describe("settings that cannot be used", () => {
     expect(result.stderr).toContain("\n(agent-workspace-mcp --help lists every setting)\n");
   });
 
-  it("a transport it cannot tell stops it too: exit 2", async () => {
+  it.sequential("a transport it cannot tell stops it too: exit 2", async () => {
     const result = await runCli(["--transport", "websocket"]);
     expect([result.code, result.stderr.split("\n")[0]]).toEqual([
       2,
@@ -133,8 +136,11 @@ const warnings = (stderr: string) =>
     .filter((line) => line.level === "warning" && line.message !== "tool call failed")
     .map((line) => line.message);
 
-/** The start-up warnings of the CLI spawned over stdio: all of stderr up to its "ready" line. */
-async function startupWarnings(args: string[], env: Record<string, string>) {
+/**
+ * The start-up warnings of the CLI spawned over stdio: all of stderr up to its "ready" line. `expect` is
+ * the calling test's own (a concurrent test polls with its context's).
+ */
+async function startupWarnings(expect: ExpectStatic, args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, ...args],
@@ -156,28 +162,32 @@ async function startupWarnings(args: string[], env: Record<string, string>) {
 }
 
 describe("start-up names what is unset", () => {
-  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async () => {
-    expect((await startupWarnings([], {})).warnings).toEqual([
+  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async ({
+    expect,
+  }) => {
+    // Four servers, started together.
+    const [unset, analyticsOnly, inForm, complete] = await Promise.all([
+      startupWarnings(expect, [], {}),
+      startupWarnings(expect, ["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
+      startupWarnings(expect, [], {
+        MCP_SETTINGS_FROM: "mcpb",
+        WORKSPACE_API_KEY: "workspace-key-0123",
+        ANALYTICS_BASE_URL: "http://127.0.0.1:9",
+      }),
+      startupWarnings(expect, [], {
+        WORKSPACE_API_KEY: "workspace-key-0123",
+        WORKSPACE_BASE_URL: "http://127.0.0.1:9",
+        ANALYTICS_BASE_URL: "http://127.0.0.1:9",
+      }),
+    ]);
+    expect(unset.warnings).toEqual([
       "WORKSPACE_API_KEY is not set: every tool will fail; WORKSPACE_BASE_URL is not set: the workspace tools will fail; ANALYTICS_BASE_URL is not set: the geo_ tools will fail.",
     ]);
-    const analyticsOnly = await startupWarnings(["--toolsets", "analytics"], {
-      ANALYTICS_API_KEY: "analytics-key-0123",
-    });
     expect(analyticsOnly.warnings).toEqual(["ANALYTICS_BASE_URL is not set: the geo_ tools will fail."]);
-    const inForm = await startupWarnings([], {
-      MCP_SETTINGS_FROM: "mcpb",
-      WORKSPACE_API_KEY: "workspace-key-0123",
-      ANALYTICS_BASE_URL: "http://127.0.0.1:9",
-    });
     expect(inForm.warnings).toEqual([
       '"Agent-workspace API base URL" is not set: the workspace tools will fail.',
     ]);
     expect(inForm.stderr).not.toContain("workspace-key-0123");
-    const complete = await startupWarnings([], {
-      WORKSPACE_API_KEY: "workspace-key-0123",
-      WORKSPACE_BASE_URL: "http://127.0.0.1:9",
-      ANALYTICS_BASE_URL: "http://127.0.0.1:9",
-    });
     expect(complete.warnings).toEqual([]);
   });
 

@@ -79,7 +79,8 @@ async function keepCommenting(url: string, name: string, outcomes: Outcome[]): P
   }
 }
 
-describe("SIGTERM over HTTP, with clients that keep sending on kept-alive connections", () => {
+// Each test spawns a server of its own and waits on it: the two run side by side (describe.concurrent).
+describe.concurrent("SIGTERM over HTTP, with clients that keep sending on kept-alive connections", () => {
   it("takes no new work, answers every request it accepted, loses no comment, and exits 0", async () => {
     // Each comment takes a moment upstream, so that some are always in flight when the signal comes.
     const upstream = await startRecorder(async (recorded) => {
@@ -131,7 +132,7 @@ describe("SIGTERM over HTTP, with clients that keep sending on kept-alive connec
   });
 });
 
-describe("SIGTERM over stdio, with a call in flight", () => {
+describe.concurrent("SIGTERM over stdio, with a call in flight", () => {
   it("answers the call it read, refuses a new one, then exits 0", async () => {
     const upstream = await startGatedUpstream({ id: "c1", body: "hello" });
     const child = spawn(process.execPath, [CLI], {

@@ -32,8 +32,10 @@ async function listedTools(args: string[], env: Record<string, string> = {}): Pr
   }
 }
 
-describe("tool selection at start", () => {
-  it.each([
+// Every test spawns processes of its own and waits on them: the suites run side by side, the short runs
+// of the first one after each other (it.sequential), so that the file starts no more than three at once.
+describe.concurrent("tool selection at start", () => {
+  it.sequential.each([
     [
       ["--toolsets", "workspace,billing"],
       {},
@@ -53,18 +55,20 @@ describe("tool selection at start", () => {
   });
 
   it("serves only the chosen tools over stdio, from flags or from the environment", async () => {
-    expect(await listedTools(["--demo", "--toolsets", "analytics", "--read-only"])).toEqual(GEO);
-    expect(await listedTools(["--demo"], { MCP_TOOLSETS: "workspace", MCP_READ_ONLY: "1" })).toEqual([
-      "whoami",
-      "tasks_query",
-      "agent_runs_query",
-      "attachments_download_url",
+    const [fromFlags, fromEnv] = await Promise.all([
+      listedTools(["--demo", "--toolsets", "analytics", "--read-only"]),
+      listedTools(["--demo"], { MCP_TOOLSETS: "workspace", MCP_READ_ONLY: "1" }),
     ]);
+    expect(fromFlags).toEqual(GEO);
+    expect(fromEnv).toEqual(["whoami", "tasks_query", "agent_runs_query", "attachments_download_url"]);
   });
 });
 
-describe("stderr logging", () => {
-  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key", async () => {
+describe.concurrent("stderr logging", () => {
+  // A concurrent test polls with its own context's expect.
+  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key", async ({
+    expect,
+  }) => {
     const key = "stderr-secret-key-42";
     const upstream = await startRecorder(() => ({ status: 503, body: { detail: `down for ${key}` } }));
     const session = stdioSession([], {
@@ -94,7 +98,7 @@ describe("stderr logging", () => {
   });
 });
 
-describe("--redis-url on stdio", () => {
+describe.concurrent("--redis-url on stdio", () => {
   it("is ignored with one warning that quotes no URL; the tools are served from memory", async () => {
     const password = "stdio-redis-pass-77";
     // Nothing listens on port 9: were the URL used, the warning would be about an unreachable store.

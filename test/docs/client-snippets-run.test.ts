@@ -17,10 +17,13 @@ import { filledIn, NAME, SNIPPETS } from "../../scripts/client-snippets.mjs";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
 import { CLI, TOOL_NAMES } from "../helpers.js";
+import { takingTurns } from "../turns.js";
 
 const run = promisify(execFile);
 const REPO = dirname(dirname(CLI));
 const TOKEN = "server-token-of-the-test";
+/** An API key the sandbox does not know. */
+const UNKNOWN_KEY = "a-key-the-sandbox-does-not-know";
 
 type Launch =
   | { kind: "stdio"; command: string; args: string[]; env: Record<string, string> }
@@ -158,8 +161,9 @@ beforeAll(async () => {
   ]);
   // `npm test` has just built dist/ (the first line's effect); the second puts the command on the PATH.
   // Its `prepare` would build the copy again (npm 11 runs it for a folder): the copy's dist/ is that
-  // build already, so scripts are skipped, the longest wait of `npm test` otherwise.
-  await run("npm", install[1]!.slice(1), {
+  // build already, so scripts are skipped, the longest wait of `npm test` otherwise. The sandbox and the
+  // demo HTTP server (the checkout's own CLI, not the install's) start meanwhile.
+  const installed = run("npm", install[1]!.slice(1), {
     cwd: clone,
     env: {
       ...process.env,
@@ -169,18 +173,18 @@ beforeAll(async () => {
       npm_config_ignore_scripts: "true",
     },
   });
-
-  expect(existsSync(join(prefix, "bin", "agent-workspace-mcp"))).toBe(true);
-  sandbox = await startSandbox();
-
   httpServer = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
     env: { PATH: process.env.PATH ?? "", MCP_AUTH_TOKEN: TOKEN },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  httpUrl = await listeningUrl(httpServer);
+  [httpUrl, sandbox] = await Promise.all([listeningUrl(httpServer), startSandbox(), installed]);
+
+  expect(existsSync(join(prefix, "bin", "agent-workspace-mcp"))).toBe(true);
 }, 120_000);
 
 afterAll(async () => {
+  // No client of a launch still running when its prefix and the HTTP server go.
+  await Promise.allSettled(seen.values());
   httpServer?.kill("SIGTERM");
   if (httpServer && httpServer.exitCode === null) await once(httpServer, "exit");
   await sandbox?.close();
@@ -232,9 +236,17 @@ async function connect(launch: Launch): Promise<Client> {
 const seen = new Map<string, ReturnType<typeof start>>();
 function listAndCall(launch: Launch) {
   const key = JSON.stringify(launch);
-  if (!seen.has(key)) seen.set(key, start(launch));
+  if (!seen.has(key)) {
+    const started = startInTurn(launch);
+    started.catch(() => {}); // a failed launch fails the test that awaits it
+    seen.set(key, started);
+  }
   return seen.get(key)!;
 }
+
+/** Three launches at a time. */
+const inTurn = takingTurns(3);
+const startInTurn = (launch: Launch) => inTurn(() => start(launch));
 
 async function start(launch: Launch) {
   const client = await connect(launch);
@@ -251,9 +263,24 @@ const RUNNABLE = Object.entries(SNIPPETS)
   .filter(([, snippet]) => snippet.client !== "shell")
   .map(([id]) => id);
 
+/** The launches of a block, as its test reads them (none if they cannot be read: its test says why). */
+function launchesOrNone(id: string, placeholders: ReturnType<typeof values>): Launch[] {
+  try {
+    return launchesOf(id, filledIn(id, placeholders)).map(withoutCmd);
+  } catch {
+    return [];
+  }
+}
+
 describe("client set-ups of the docs, started as written against the sandbox", () => {
   beforeAll(async () => {
-    const reference = await listAndCall({ kind: "stdio", command: process.execPath, args: [CLI], env: {} });
+    const started = listAndCall({ kind: "stdio", command: process.execPath, args: [CLI], env: {} });
+    // Every block's launches start now, a few at a time, in the order the tests take them.
+    for (const id of RUNNABLE) for (const launch of launchesOrNone(id, values())) listAndCall(launch);
+    for (const launch of launchesOrNone("remote-cursor", { ...values(), key: UNKNOWN_KEY })) {
+      listAndCall(launch);
+    }
+    const reference = await started;
     expect(reference.result.isError).toBeUndefined();
     expectedWhoami = reference.result.structuredContent;
     expect(JSON.stringify(expectedWhoami)).toContain(sandbox.ids.userId);
@@ -277,7 +304,7 @@ describe("client set-ups of the docs, started as written against the sandbox", (
   it("over HTTP against --demo, a header key the sandbox does not know gets the 401 that names the header", async () => {
     const [launch] = launchesOf(
       "remote-cursor",
-      filledIn("remote-cursor", { ...values(), key: "a-key-the-sandbox-does-not-know" }),
+      filledIn("remote-cursor", { ...values(), key: UNKNOWN_KEY }),
     );
     const { result } = await listAndCall(launch!);
     expect(result).toEqual({

@@ -20,7 +20,8 @@ import {
 const KEY = "operator-key-0123";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 
-describe("health and readiness", () => {
+// Every test has servers of its own: the suites run side by side (describe.concurrent).
+describe.concurrent("health and readiness", () => {
   it("/healthz is alive; /readyz names the missing settings, never their values", async () => {
     const incomplete = await startHttp([], { workspaceApiKey: KEY, workspaceBaseUrl: "http://127.0.0.1:9" });
     try {
@@ -67,7 +68,7 @@ async function withCallInFlight(headers: Record<string, string> = {}) {
   return { upstream, harness, call };
 }
 
-describe("graceful close", () => {
+describe.concurrent("graceful close", () => {
   it("stops accepting at once, lets the call in flight finish, then closes", async () => {
     const { upstream, harness, call } = await withCallInFlight();
     try {
@@ -103,7 +104,7 @@ describe("graceful close", () => {
   });
 });
 
-describe("an answer the drain finds not yet begun", () => {
+describe.concurrent("an answer the drain finds not yet begun", () => {
   it("ends its kept-alive connection (Connection: close), whatever the SDK's answer headers say", async () => {
     const { upstream, harness, call } = await withCallInFlight({ connection: "keep-alive" });
     try {
@@ -146,7 +147,7 @@ async function beginRequest(port: number, head: string, payload = "") {
   };
 }
 
-describe("requests that reach a draining server", () => {
+describe.concurrent("requests that reach a draining server", () => {
   it("/healthz and /readyz answer 503 draining; /mcp a JSON-RPC error; the connection closes", async () => {
     const { upstream, harness, call } = await withCallInFlight();
     try {
@@ -228,7 +229,7 @@ async function spawnServer(upstreamUrl: string, argv: string[] = []) {
   return { child, log, url, client };
 }
 
-describe("SIGTERM on the built server", () => {
+describe.concurrent("SIGTERM on the built server", () => {
   it("stops accepting, lets the call in flight finish, closes sessions and exits 0", async () => {
     const upstream = await startGatedUpstream({ projects: [{ id: PROJECT, name: "Team" }] });
     const { child, log, url, client } = await spawnServer(upstream.url);

@@ -7,7 +7,9 @@ import { demoHttpServer } from "../every-tool.js";
 import { runCli } from "../helpers.js";
 import { openConsent, signInByHand, startFlow } from "../oauth-harness.js";
 
-describe("--demo --oauth", () => {
+// Every test has processes of its own: the bad-setting runs, one after the other (it.sequential), go
+// while the --demo --oauth server is started and signed in to (describe.concurrent).
+describe.concurrent("--demo --oauth", () => {
   const server = demoHttpServer(["--oauth"]);
 
   it("shows the sandbox's key on the consent page, signs in with it, and serves the person's calls", async () => {
@@ -32,8 +34,8 @@ describe("--demo --oauth", () => {
   });
 });
 
-describe("settings --oauth cannot use", () => {
-  it.each([
+describe.concurrent("settings --oauth cannot use", () => {
+  it.sequential.each([
     [
       ["--transport", "http", "--oauth"],
       {},

@@ -20,6 +20,7 @@ import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { ENDPOINTS } from "../../src/tools/register.js";
 import { REPORT_VIEW_FILE } from "../../src/views/html.js";
 import { REPORT_VIEW_URI, VIEW_MIME_TYPE } from "../../src/views/report-view.js";
+import { takingTurns } from "../turns.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -52,17 +53,52 @@ let unpacked: string;
 let manifest: McpbManifestAny;
 let sandbox: Sandbox;
 
+/** The form values each test of an era starts the unpacked bundle with. */
+const FORMS = {
+  demo: (): McpbUserConfigValues => ({ demo: true }),
+  keyed: (): McpbUserConfigValues => ({
+    api_key: sandbox.apiKey,
+    workspace_base_url: sandbox.workspaceBaseUrl,
+    analytics_base_url: sandbox.analyticsBaseUrl,
+    workspace_project_id: sandbox.workspaceProjectId,
+    toolsets: "workspace",
+    read_only: true,
+  }),
+  empty: (): McpbUserConfigValues => ({}),
+};
+type Form = keyof typeof FORMS;
+
+/**
+ * Every era's server for every form, spawned and connected once the bundle is unpacked, three at a time:
+ * the starts overlap, while the tests, which share the sandbox's record of requests, run one at a time.
+ */
+const started = new Map<string, Promise<Client>>();
+/** Three servers start at a time. */
+const inTurn = takingTurns(3);
+const startedKey = (era: (typeof ERAS)[number], form: Form) => `${era.era} ${form}`;
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mcpb-test-"));
-  await promisify(execFile)(process.execPath, ["scripts/bundle-mcpb.mjs", "--out-dir", work], { cwd: root });
+  const built = promisify(execFile)(process.execPath, ["scripts/bundle-mcpb.mjs", "--out-dir", work], {
+    cwd: root,
+  });
+  [sandbox] = await Promise.all([startSandbox({ record: true }), built]);
   bundle = join(work, `${pkg.name}-${pkg.version}.mcpb`);
   unpacked = join(work, "installed");
   expect(await unpackExtension({ mcpbPath: bundle, outputDir: unpacked, silent: true })).toBe(true);
   manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
-  sandbox = await startSandbox({ record: true });
+  for (const era of ERAS) {
+    for (const form of Object.keys(FORMS) as Form[]) {
+      const client = inTurn(() => connect(FORMS[form](), era));
+      client.catch(() => {}); // a failed start fails the test that awaits it
+      started.set(startedKey(era, form), client);
+    }
+  }
 }, 120_000);
 
 afterAll(async () => {
+  // Each test closes its own client; this closes any a test did not get to.
+  await Promise.allSettled([...started.values()].map(async (client) => (await client).close()));
   await sandbox?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -130,7 +166,7 @@ describe("the .mcpb file", () => {
 
 describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio", (era) => {
   it("with the sandbox turned on: every tool of the endpoint table, whoami answers the sandbox's identity, the report view is inline", async () => {
-    const client = await connect({ demo: true }, era);
+    const client = await started.get(startedKey(era, "demo"))!;
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(ENDPOINTS.map((endpoint) => endpoint.name));
@@ -153,17 +189,9 @@ describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio
   });
 
   it("with the key and base URLs of a sandbox on 127.0.0.1, workspace toolset, read-only: those tools, and the key sent", async () => {
-    const client = await connect(
-      {
-        api_key: sandbox.apiKey,
-        workspace_base_url: sandbox.workspaceBaseUrl,
-        analytics_base_url: sandbox.analyticsBaseUrl,
-        workspace_project_id: sandbox.workspaceProjectId,
-        toolsets: "workspace",
-        read_only: true,
-      },
-      era,
-    );
+    const client = await started.get(startedKey(era, "keyed"))!;
+    // Every server has started (and connected) before the record is cleared: what is recorded is this call's.
+    await Promise.allSettled(started.values());
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(
@@ -182,7 +210,7 @@ describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio
   });
 
   it("with the form left empty: the tools, and a call says which field to fill in, as docs/bundle.md shows", async () => {
-    const client = await connect({}, era);
+    const client = await started.get(startedKey(era, "empty"))!;
     try {
       expect((await client.listTools()).tools).toHaveLength(ENDPOINTS.length);
       const result = await client.callTool({ name: "whoami", arguments: {} });
