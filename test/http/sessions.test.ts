@@ -103,7 +103,7 @@ describe("stateful sessions", () => {
   });
 
   it("an idle session expires after --session-idle-ms; its id then gets 404", async () => {
-    const harness = await startHttp(["--session-idle-ms", "50"], upstreamOf(upstream));
+    const harness = await startHttp(["--session-idle-ms", "200"], upstreamOf(upstream));
     try {
       const sessionId = await openRawSession(harness.url);
       expect(harness.http.sessionCount()).toBe(1);
@@ -123,8 +123,9 @@ describe("stateful sessions", () => {
 
   it("a session is not idle while a call is in flight, however long the call takes", async () => {
     const upstream = await startGatedUpstream({ projects: [{ id: "p1", name: "Only" }] });
-    // 100 ms: long enough for the session to be opened and the call sent on a loaded machine.
-    const harness = await startHttp(["--session-idle-ms", "100"], {
+    // 400 ms: long enough for the call to reach the server after its session opens, even when other
+    // test files crowd both cores; the call is then held for three idle spells.
+    const harness = await startHttp(["--session-idle-ms", "400"], {
       workspaceApiKey: "k",
       workspaceBaseUrl: upstream.url,
       analyticsBaseUrl: upstream.url,
@@ -138,8 +139,8 @@ describe("stateful sessions", () => {
       });
       await upstream.arrived(1);
       expect(harness.http.timerCount()).toBe(0);
-      // Ten idle spells pass with the call held upstream; the session must survive them.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Three idle spells pass with the call held upstream; the session must survive them.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
       expect(harness.http.sessionCount()).toBe(1);
       upstream.release();
       const response = await call;
