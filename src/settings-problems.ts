@@ -3,15 +3,12 @@
 // closed", so the server still connects and answers every call, and its instructions, with what is
 // wrong and where to fix it: the variable, the flag, or the Claude Desktop extension's field.
 import { parseArgs } from "node:util";
-import { Server } from "@modelcontextprotocol/server";
 import { helpLinesOf } from "./config/help.js";
 import { parseCommandLine } from "./config/parse.js";
 import { SETTINGS } from "./config/settings.js";
 import { ConfigError } from "./config/types.js";
 import { FIELD_TITLES, type FormSetting } from "./settings-names.js";
-import { errorResult } from "./tools/errors.js";
-import { TOOL_LIST } from "./tools/register.js";
-import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+import { SERVER_NAME } from "./version.js";
 
 type Env = NodeJS.ProcessEnv;
 
@@ -108,21 +105,4 @@ export function problemsText(problems: readonly ConfigError[], argv: string[], e
 export function problemsForStderr(problems: readonly ConfigError[]): string {
   const lines = problems.flatMap((error) => [`${SERVER_NAME}: ${error.message}`, ...helpLinesOf(error)]);
   return `${[...lines, `(${SERVER_NAME} --help lists every setting)`].join("\n")}\n`;
-}
-
-/**
- * The server stdio serves while the settings cannot be used: it lists every tool, so the assistant
- * calls them, and each call is an isError result saying what is wrong; the instructions say it too.
- */
-export function buildProblemServer(text: string): Server {
-  const server = new Server(
-    { name: SERVER_NAME, version: SERVER_VERSION },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions: `${text}\nEvery tool answers with this until then: tell the user.`,
-    },
-  );
-  server.setRequestHandler("tools/list", () => TOOL_LIST);
-  server.setRequestHandler("tools/call", (request) => errorResult(`${request.params.name}: ${text}`));
-  return server;
 }
