@@ -16,25 +16,31 @@ const EXAMPLE_ENV: Record<string, string> = JSON.parse(
   readFileSync(new URL("../../mcp.json.example", import.meta.url), "utf8"),
 ).mcpServers["agent-workspace"].env;
 
-/** SDK v2's client on the spawned CLI over stdio: what it was told, and what two calls answered. */
-async function stdioAnswers(args: string[], env: Record<string, string>) {
+/** SDK v2's client connected to the built CLI spawned over stdio, and what the server wrote to stderr. */
+async function connectedCli(args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, ...args],
     env: childEnv(env),
     stderr: "pipe",
   });
-  let stderr = "";
+  let written = "";
   transport.stderr?.on("data", (chunk) => {
-    stderr += chunk;
+    written += chunk;
   });
   const client = new Client({ name: "settings-test", version: "1.0.0" });
   await client.connect(transport);
+  return { client, stderr: () => written };
+}
+
+/** SDK v2's client on the spawned CLI over stdio: what it was told, and what two calls answered. */
+async function stdioAnswers(args: string[], env: Record<string, string>) {
+  const { client, stderr } = await connectedCli(args, env);
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     const whoami = await client.callTool({ name: "whoami", arguments: {} });
     const geo = await client.callTool({ name: "geo_prompts", arguments: { limit: 5 } });
-    return { instructions: client.getInstructions(), tools, whoami, geo, stderr: () => stderr };
+    return { instructions: client.getInstructions(), tools, whoami, geo, stderr };
   } finally {
     await client.close();
   }
@@ -141,24 +147,13 @@ const warnings = (stderr: string) =>
  * the calling test's own (a concurrent test polls with its context's).
  */
 async function startupWarnings(expect: ExpectStatic, args: string[], env: Record<string, string>) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, ...args],
-    env: childEnv(env),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const client = new Client({ name: "settings-test", version: "1.0.0" });
-  await client.connect(transport);
+  const { client, stderr } = await connectedCli(args, env);
   try {
-    await expect.poll(() => stderr).toContain('"ready"');
+    await expect.poll(stderr).toContain('"ready"');
   } finally {
     await client.close();
   }
-  return { warnings: warnings(stderr), stderr };
+  return { warnings: warnings(stderr()), stderr: stderr() };
 }
 
 describe("start-up names what is unset", () => {
