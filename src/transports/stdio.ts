@@ -31,6 +31,16 @@ function claimedRevision(message: JSONRPCMessage): string | undefined {
   return typeof claim === "string" ? claim : undefined;
 }
 
+/**
+ * Which revision the connection serves: none yet; the one its opening request claims (no claim: a 2025
+ * initialize) while that request is unanswered; then 2026-07-28's, or the 2025 era's.
+ */
+type RevisionState =
+  | { state: "unopened" }
+  | { state: "opening"; id: RequestId; revision?: string }
+  | { state: "modern"; revision: string }
+  | { state: "legacy" };
+
 /** The SDK's stdio wire, counting the requests it has handed in and not yet answered. */
 class DrainableStdio implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -40,11 +50,7 @@ class DrainableStdio implements Transport {
   private readonly open = new Set<RequestId>();
   private draining = false;
   private wake?: () => void;
-  /** The request that opens the connection, while unanswered, and the revision it claims (none: a 2025 initialize). */
-  private opening?: { id: RequestId; revision?: string };
-  /** The 2026-07-28-era revision the connection serves, once its opening request was answered. */
-  private servedRevision?: string;
-  private legacy = false;
+  private revisionState: RevisionState = { state: "unopened" };
 
   constructor() {
     this.wire.onmessage = (message) => this.receive(message);
@@ -57,13 +63,16 @@ class DrainableStdio implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    const opening = this.opening;
-    if (opening && isResponse(message) && opening.id === (message as { id?: RequestId }).id) {
-      if (!("error" in message)) {
-        if (opening.revision === undefined) this.legacy = true;
-        else this.servedRevision = opening.revision;
-      }
-      this.opening = undefined;
+    const opening = this.revisionState;
+    if (
+      opening.state === "opening" &&
+      isResponse(message) &&
+      opening.id === (message as { id?: RequestId }).id
+    ) {
+      // A refused opening leaves the connection unopened, as the SDK does.
+      if ("error" in message) this.revisionState = { state: "unopened" };
+      else if (opening.revision === undefined) this.revisionState = { state: "legacy" };
+      else this.revisionState = { state: "modern", revision: opening.revision };
     }
     await this.wire.send(message);
     if (isResponse(message)) this.settle((message as { id?: RequestId }).id);
@@ -89,28 +98,25 @@ class DrainableStdio implements Transport {
   private receive(message: JSONRPCMessage): void {
     if (isRequest(message)) {
       if (this.draining) {
-        const error = {
+        this.refuse(message.id, {
           code: SHUTTING_DOWN,
           message: "the server is shutting down and takes no new requests",
-        };
-        void this.wire.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        });
         return;
       }
       const revision = claimedRevision(message);
-      if (!this.legacy && this.servedRevision === undefined && this.opening === undefined) {
-        if (revision !== undefined || message.method === "initialize")
-          this.opening = { id: message.id, revision };
-      }
+      if (
+        this.revisionState.state === "unopened" &&
+        (revision !== undefined || message.method === "initialize")
+      )
+        this.revisionState = { state: "opening", id: message.id, revision };
       // The SDK checks the revision of the request that opens a 2026-07-28 connection; a later request
       // naming another revision gets the same refusal here (-32022, naming the one this connection serves).
-      if (this.servedRevision !== undefined && revision !== undefined && revision !== this.servedRevision) {
-        const refusal = new UnsupportedProtocolVersionError({
-          supported: [this.servedRevision],
-          requested: revision,
-        });
-        const error = { code: refusal.code, message: refusal.message, data: refusal.data };
+      const served = this.revisionState.state === "modern" ? this.revisionState.revision : undefined;
+      if (served !== undefined && revision !== undefined && revision !== served) {
+        const refusal = new UnsupportedProtocolVersionError({ supported: [served], requested: revision });
         log("warning", "stdio: message refused", { error: refusal.message.slice(0, 200) });
-        void this.wire.send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+        this.refuse(message.id, { code: refusal.code, message: refusal.message, data: refusal.data });
         return;
       }
       // A subscription stays open until cancelled: it is not a call the drain should wait for.
@@ -120,6 +126,11 @@ class DrainableStdio implements Transport {
       if (id !== undefined) this.settle(id); // the SDK sends no answer to a cancelled request
     }
     this.onmessage?.(message);
+  }
+
+  /** Answers a request with an error, without handing it to the SDK. */
+  private refuse(id: RequestId, error: { code: number; message: string; data?: unknown }): void {
+    void this.wire.send({ jsonrpc: "2.0", id, error }).catch(() => {});
   }
 
   private settle(id: RequestId | undefined): void {
