@@ -17,6 +17,7 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
 import { parseCommandLine } from "../src/config/parse.js";
@@ -79,6 +80,25 @@ export async function startRecorder(
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * The URL of an upstream no test in the file may reach: a recorder started before the file's tests,
+ * whose closing checks that no request arrived.
+ */
+export function unreachedUpstream(): () => string {
+  let upstream: Recorder | undefined;
+  beforeAll(async () => {
+    upstream = await startRecorder();
+  });
+  afterAll(async () => {
+    expect(upstream?.requests).toEqual([]);
+    await upstream?.close();
+  });
+  return () => {
+    if (!upstream) throw new Error("unreachedUpstream: its recorder starts in beforeAll");
+    return upstream.url;
   };
 }
 

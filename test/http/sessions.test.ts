@@ -1,8 +1,8 @@
 // Stateful mode: sessions end on DELETE and after an idle spell, are capped in number, and leave nothing
 // behind (no session entry, timer or socket) once closed.
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Recorder, startRecorder } from "../helpers.js";
+import { describe, expect, it } from "vitest";
+import { unreachedUpstream } from "../helpers.js";
 import {
   capturingLog,
   eventually,
@@ -18,19 +18,12 @@ import {
 } from "../http-helpers.js";
 
 // No test here calls a tool that reaches the upstream: a recorder is enough, and shows none arrives.
-let upstream: Recorder;
-beforeAll(async () => {
-  upstream = await startRecorder();
-});
-afterAll(async () => {
-  expect(upstream.requests).toEqual([]);
-  await upstream.close();
-});
+const unreachedUrl = unreachedUpstream();
 
-const upstreamOf = (upstream: Recorder) => ({
+const upstreamSettings = () => ({
   workspaceApiKey: "sessions-key",
-  workspaceBaseUrl: upstream.url,
-  analyticsBaseUrl: upstream.url,
+  workspaceBaseUrl: unreachedUrl(),
+  analyticsBaseUrl: unreachedUrl(),
 });
 
 /** How many resources of each kind keep the event loop alive. */
@@ -50,7 +43,7 @@ const CAPS = ["--max-sessions", String(SESSIONS / 2), "--max-sessions-per-key", 
 
 describe("stateful sessions", () => {
   it(`opening and closing ${SESSIONS} sessions leaves no session, timer or socket behind`, async () => {
-    const harness = await startHttp(CAPS, upstreamOf(upstream));
+    const harness = await startHttp(CAPS, upstreamSettings());
     try {
       const before = activeResources();
       let peak = 0;
@@ -79,7 +72,7 @@ describe("stateful sessions", () => {
   });
 
   it("DELETE ends a session: a later request on it gets 404", async () => {
-    const harness = await startHttp([], upstreamOf(upstream));
+    const harness = await startHttp([], upstreamSettings());
     try {
       const client = await harness.connect();
       const transport = client.transport as StreamableHTTPClientTransport;
@@ -103,7 +96,7 @@ describe("stateful sessions", () => {
   });
 
   it("an idle session expires after --session-idle-ms; its id then gets 404", async () => {
-    const harness = await startHttp(["--session-idle-ms", "200"], upstreamOf(upstream));
+    const harness = await startHttp(["--session-idle-ms", "200"], upstreamSettings());
     try {
       const sessionId = await openRawSession(harness.url);
       expect(harness.http.sessionCount()).toBe(1);
@@ -163,7 +156,7 @@ describe("stateful sessions", () => {
   });
 
   it("--max-sessions caps open sessions: one more gets 503 with Retry-After, and a freed place is reused", async () => {
-    const harness = await startHttp(["--max-sessions", "2"], upstreamOf(upstream));
+    const harness = await startHttp(["--max-sessions", "2"], upstreamSettings());
     try {
       const first = await harness.connect();
       const second = await harness.connect();
