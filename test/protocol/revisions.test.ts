@@ -1,22 +1,36 @@
-// Both protocol eras on one running server: SDK v2's client speaking 2026-07-28 and SDK 1.x's client
-// speaking 2025-11-25 (with SDK v2's client on the older 2025 revisions beside them) list and call every
-// tool over stdio, HTTP with sessions and HTTP --stateless, against the demo sandbox of the built CLI.
+// Every protocol revision over every transport, against the demo sandbox of the built CLI: SDK v2's
+// client speaking 2026-07-28, SDK 1.x's client speaking 2025-11-25 and SDK v2's client on the older 2025
+// revisions, over stdio, HTTP with sessions and HTTP --stateless. Each subject (every tool, the prompts,
+// the report view) has its own describe block; the processes serve them all. A stdio process serves one
+// client, so each stdio client is connected once, before the tests, and serves every subject in turn.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { exerciseEveryTool, type SpawnedDemoHttp, spawnDemoHttp } from "../every-tool.js";
 import { CLI, childEnv } from "../helpers.js";
+import {
+  askingEachTime,
+  type ConnectedLegacy,
+  completeProject,
+  connected,
+  connectedLegacy,
+  exercisePrompts,
+  expectReportView,
+  MODERN,
+  modernClient,
+  OLDER,
+  olderClient,
+  type PromptClient,
+  UI,
+} from "../revision-clients.js";
 
-const MODERN = "2026-07-28";
 const stdioServer = {
   command: process.execPath,
   args: [CLI, "--demo"],
@@ -24,88 +38,14 @@ const stdioServer = {
   stderr: "ignore" as const,
 };
 
-/** SDK v2's client that speaks 2026-07-28 or nothing (no fallback to initialize). */
-const modernClient = () =>
-  new ModernClient({ name: "modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
-
-/** SDK v2's client on one 2025 revision: the initialize handshake, offering only `version`. */
-const olderClient = (version: string) =>
-  new ModernClient({ name: `legacy-${version}`, version: "1.0.0" }, { supportedProtocolVersions: [version] });
-
-/** SDK 1.x's transport, recording the protocol version the server's initialize answer agreed on. */
-function recordingVersion(transport: Transport): { transport: Transport; version: () => string | undefined } {
-  let version: string | undefined;
-  const recording: Transport = {
-    start: () => transport.start(),
-    send: (message, options) => transport.send(message, options),
-    close: () => transport.close(),
-    setProtocolVersion: (value) => transport.setProtocolVersion?.(value),
-  };
-  transport.onclose = () => recording.onclose?.();
-  transport.onerror = (error) => recording.onerror?.(error);
-  transport.onmessage = (message: JSONRPCMessage, extra) => {
-    const result = (message as { result?: { protocolVersion?: unknown } }).result;
-    if (typeof result?.protocolVersion === "string") version ??= result.protocolVersion;
-    recording.onmessage?.(message, extra);
-  };
-  return { transport: recording, version: () => version };
-}
-
-type Connect = (client: ModernClient) => Promise<void>;
-
-/** A client connected by `connect`: begun when called, awaited by the test that takes it. */
-async function connected(client: ModernClient, connect: Connect): Promise<ModernClient> {
-  await connect(client);
-  return client;
-}
-
-/** SDK 1.x's client connected over `transport`, and the version its initialize agreed on. */
-async function connectedLegacy(transport: Transport) {
-  const client = new LegacyClient({ name: "sdk-1.x", version: "1.0.0" });
-  const recorded = recordingVersion(transport);
-  await client.connect(recorded.transport);
-  return { client, version: recorded.version };
-}
-
-async function expectModern(connecting: Promise<ModernClient>, sandbox: Sandbox) {
-  const client = await connecting;
-  try {
-    expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["modern", MODERN]);
-    await exerciseEveryTool(client, sandbox);
-  } finally {
-    await client.close();
-  }
-}
-
-async function expectLegacy(connecting: ReturnType<typeof connectedLegacy>, sandbox: Sandbox) {
-  const { client, version } = await connecting;
-  try {
-    expect(version()).toBe("2025-11-25");
-    await exerciseEveryTool(client, sandbox);
-  } finally {
-    await client.close();
-  }
-}
-
-/** An older revision still lists every tool and answers a call. */
-async function expectOlder(version: string, connecting: Promise<ModernClient>) {
-  const client = await connecting;
-  try {
-    expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["legacy", version]);
-    expect((await client.listTools()).tools).toHaveLength(14);
-    const result = await client.callTool({ name: "geo_models", arguments: { pagination: { limit: 2 } } });
-    expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(2);
-  } finally {
-    await client.close();
-  }
-}
-
-const OLDER = ["2025-06-18", "2025-03-26"];
-
-/** Over stdio a process serves one client: each test's client and its server, started before the tests. */
+/** The stdio clients, each with its own process, started before the tests; a test awaits the one it takes. */
 interface StdioClients {
+  /** SDK v2's on 2026-07-28, declaring MCP Apps as a host that renders views does. */
   modern: Promise<ModernClient>;
-  legacy: ReturnType<typeof connectedLegacy>;
+  /** SDK 1.x's on 2025-11-25, declaring nothing. */
+  legacy: Promise<ConnectedLegacy>;
+  /** SDK v2's on 2025-11-25, declaring MCP Apps: the report view's 2025 client that sees the link. */
+  declaring2025: Promise<ModernClient>;
   older: Map<string, Promise<ModernClient>>;
 }
 
@@ -115,13 +55,14 @@ const http = new Map<string, SpawnedDemoHttp>();
 const httpUrls = new Map<string, URL>();
 beforeAll(async () => {
   // Every process of the file starts at once: the stdio clients' servers and the two HTTP servers.
-  const connectStdio: Connect = (client) => client.connect(new ModernStdioTransport(stdioServer));
+  const overStdio = (client: ModernClient) => client.connect(new ModernStdioTransport(stdioServer));
   stdio = {
-    modern: connected(modernClient(), connectStdio),
+    modern: connected(modernClient({ capabilities: UI }), overStdio),
     legacy: connectedLegacy(new LegacyStdioTransport(stdioServer)),
-    older: new Map(OLDER.map((version) => [version, connected(olderClient(version), connectStdio)])),
+    declaring2025: connected(olderClient("2025-11-25", { capabilities: UI }), overStdio),
+    older: new Map(OLDER.map((version) => [version, connected(olderClient(version), overStdio)])),
   };
-  for (const connecting of [stdio.modern, stdio.legacy, ...stdio.older.values()]) {
+  for (const connecting of [stdio.modern, stdio.legacy, stdio.declaring2025, ...stdio.older.values()]) {
     connecting.catch(() => {}); // reported by the test that takes it
   }
   for (const flags of [[], ["--stateless"]]) http.set(flags.join(), spawnDemoHttp(flags));
@@ -130,70 +71,208 @@ beforeAll(async () => {
   for (const [flags, server] of http) httpUrls.set(flags, await server.url);
 });
 afterAll(async () => {
-  // Closes what a test did not take (one filtered out); closing twice is harmless.
-  const clients = [stdio.modern, stdio.legacy.then(({ client }) => client), ...stdio.older.values()];
+  const clients = [stdio.modern, stdio.legacy, stdio.declaring2025, ...stdio.older.values()];
   await Promise.allSettled(clients.map(async (client) => (await client).close()));
   await Promise.all([...http.values()].map((server) => server.stop()));
   await sandbox.close();
 });
 
-describe("over stdio (one process per client)", () => {
-  it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
-    await expectModern(stdio.modern, sandbox);
+const HTTP_MODES: [string, string[]][] = [
+  ["with 2025 sessions (the default)", []],
+  ["with --stateless", ["--stateless"]],
+];
+const httpUrl = (flags: string[]) => httpUrls.get(flags.join()) as URL;
+
+/** Over HTTP each test connects clients of its own: runs `check` on one, then closes it. */
+async function closingAfter<T extends { close(): Promise<void> }>(
+  connecting: Promise<T>,
+  check: (client: T) => Promise<void>,
+): Promise<void> {
+  const client = await connecting;
+  try {
+    await check(client);
+  } finally {
+    await client.close();
+  }
+}
+
+const overHttp = (url: URL, headers?: Record<string, string>) => (client: ModernClient) =>
+  client.connect(new ModernHttpTransport(url, headers && { requestInit: { headers } }));
+const legacyOverHttp = (url: URL, headers?: Record<string, string>) =>
+  connectedLegacy(new LegacyHttpTransport(url, headers && { requestInit: { headers } }));
+
+function expectModernEra(client: ModernClient): void {
+  expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["modern", MODERN]);
+}
+
+/** An older revision still lists every tool and answers a call. */
+async function expectOlder(version: string, client: ModernClient): Promise<void> {
+  expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(["legacy", version]);
+  expect((await client.listTools()).tools).toHaveLength(14);
+  const result = await client.callTool({ name: "geo_models", arguments: { pagination: { limit: 2 } } });
+  expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(2);
+}
+
+describe("every tool", () => {
+  describe("over stdio (one process per client)", () => {
+    it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
+      const client = await stdio.modern;
+      expectModernEra(client);
+      await exerciseEveryTool(client, sandbox);
+    });
+
+    it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
+      const { client, version } = await stdio.legacy;
+      expect(version()).toBe("2025-11-25");
+      await exerciseEveryTool(client, sandbox);
+    });
+
+    it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
+      await expectOlder(version, await (stdio.older.get(version) as Promise<ModernClient>));
+    });
   });
 
-  it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
-    await expectLegacy(stdio.legacy, sandbox);
-  });
+  describe.each(HTTP_MODES)("over HTTP %s, both eras on one running server", (_mode, flags) => {
+    it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
+      await closingAfter(connected(modernClient(), overHttp(httpUrl(flags))), async (client) => {
+        expectModernEra(client);
+        await exerciseEveryTool(client, sandbox);
+      });
+    });
 
-  it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
-    await expectOlder(version, stdio.older.get(version) as Promise<ModernClient>);
+    it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
+      await closingAfter(legacyOverHttp(httpUrl(flags)), async ({ client, version }) => {
+        expect(version()).toBe("2025-11-25");
+        await exerciseEveryTool(client, sandbox);
+      });
+    });
+
+    it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
+      await closingAfter(connected(olderClient(version), overHttp(httpUrl(flags))), (client) =>
+        expectOlder(version, client),
+      );
+    });
+
+    it("a client that probes first (auto) lands on 2026-07-28", async () => {
+      const client = new ModernClient(
+        { name: "auto", version: "1.0.0" },
+        { versionNegotiation: { mode: "auto" } },
+      );
+      await closingAfter(connected(client, overHttp(httpUrl(flags))), async () => {
+        expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      });
+    });
+
+    it("server/discover names the revisions and capabilities served", async () => {
+      const client = await connected(modernClient(), overHttp(httpUrl(flags)));
+      const discovered = client.getDiscoverResult();
+      await client.close();
+      expect(discovered?.supportedVersions).toContain(MODERN);
+      expect(discovered?.capabilities).toEqual({
+        tools: { listChanged: false },
+        logging: {},
+        prompts: { listChanged: false },
+        completions: {},
+        resources: {},
+      });
+      expect(discovered?.instructions).toContain("Agent-workspace tools");
+    });
   });
 });
 
-describe.each([
-  ["with 2025 sessions (the default)", []],
-  ["with --stateless", ["--stateless"]],
-])("over HTTP %s, both eras on one running server", (_mode, flags) => {
-  const server = { url: () => httpUrls.get(flags.join()) as URL };
-
-  it("SDK v2's client speaks 2026-07-28 and calls every tool", async () => {
-    const connect: Connect = (client) => client.connect(new ModernHttpTransport(server.url()));
-    await expectModern(connected(modernClient(), connect), sandbox);
-  });
-
-  it("SDK 1.x's client speaks 2025-11-25 and calls every tool", async () => {
-    await expectLegacy(connectedLegacy(new LegacyHttpTransport(server.url())), sandbox);
-  });
-
-  it.each(OLDER)("a %s client lists the tools and calls one", async (version) => {
-    const connect: Connect = (client) => client.connect(new ModernHttpTransport(server.url()));
-    await expectOlder(version, connected(olderClient(version), connect));
-  });
-
-  it("a client that probes first (auto) lands on 2026-07-28", async () => {
-    const client = new ModernClient(
-      { name: "auto", version: "1.0.0" },
-      { versionNegotiation: { mode: "auto" } },
-    );
-    await client.connect(new ModernHttpTransport(server.url()));
-    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-    await client.close();
-  });
-
-  it("server/discover names the revisions and capabilities served", async () => {
-    const client = modernClient();
-    await client.connect(new ModernHttpTransport(server.url()));
-    const discovered = client.getDiscoverResult();
-    await client.close();
-    expect(discovered?.supportedVersions).toContain(MODERN);
-    expect(discovered?.capabilities).toEqual({
-      tools: { listChanged: false },
-      logging: {},
-      prompts: { listChanged: false },
-      completions: {},
-      resources: {},
+describe("the prompts", () => {
+  describe("over stdio", () => {
+    it("2026-07-28: SDK v2's client lists, renders and completes the prompts", async () => {
+      const client = await stdio.modern;
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      await exercisePrompts(client, sandbox);
     });
-    expect(discovered?.instructions).toContain("Agent-workspace tools");
+
+    it("2025-11-25: SDK 1.x's client lists, renders and completes the prompts", async () => {
+      const { client } = await stdio.legacy;
+      expect(client.getServerCapabilities()?.completions).toEqual({});
+      await exercisePrompts(client, sandbox);
+    });
+  });
+
+  describe.each(HTTP_MODES)("over HTTP %s", (_mode, flags) => {
+    it("2026-07-28: SDK v2's client lists, renders and completes the prompts", async () => {
+      await closingAfter(connected(modernClient(), overHttp(httpUrl(flags))), async (client) => {
+        expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+        await exercisePrompts(client, sandbox);
+      });
+    });
+
+    it("2025-11-25: SDK 1.x's client lists, renders and completes the prompts", async () => {
+      await closingAfter(legacyOverHttp(httpUrl(flags)), ({ client }) => exercisePrompts(client, sandbox));
+    });
+
+    it("each user's X-API-KEY completes from that user's own projects, in both eras", async () => {
+      const single = { "x-api-key": SANDBOX_SINGLE_PROJECT_API_KEY };
+      // The main key's listings are cached by now (the tests above); another key must not read them.
+      const modern = await connected(modernClient(), overHttp(httpUrl(flags), single));
+      const { client: legacy } = await legacyOverHttp(httpUrl(flags), single);
+      try {
+        for (const client of [modern, legacy] as PromptClient[]) {
+          expect(await completeProject(client, "task_triage", "")).toEqual(["Operations"]);
+          expect(await completeProject(client, "visibility_report", "")).toEqual(["Initech"]);
+        }
+      } finally {
+        await modern.close();
+        await legacy.close();
+      }
+    });
+
+    it("with X-MCP-Toolsets: workspace, only task_triage", async () => {
+      const workspaceOnly = { "x-mcp-toolsets": "workspace" };
+      await closingAfter(
+        connected(modernClient(), overHttp(httpUrl(flags), workspaceOnly)),
+        async (client) => {
+          expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(["task_triage"]);
+        },
+      );
+    });
+  });
+});
+
+// A client that declares MCP Apps sees the link and reads the view; one that does not sees no link, and
+// still lists and reads the resource. 2026-07-28 carries the capabilities in each request, 2025 at initialize.
+describe("the report view (MCP Apps)", () => {
+  describe("over stdio", () => {
+    it("2026-07-28: linked and read for a client that declares MCP Apps; not linked for a request that does not", async () => {
+      const client = await stdio.modern;
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      await expectReportView(askingEachTime(client), true);
+      // The request's own capabilities stand in for the client's: here, none.
+      await expectReportView(askingEachTime(client, { [CLIENT_CAPABILITIES_META_KEY]: {} }), false);
+    });
+
+    it("2025-11-25: linked and read for a client that declares MCP Apps; not linked for one that does not", async () => {
+      const declaring = await stdio.declaring2025;
+      expect(declaring.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      await expectReportView(askingEachTime(declaring), true);
+      const { client, version } = await stdio.legacy;
+      expect(version()).toBe("2025-11-25");
+      await expectReportView(client, false);
+    });
+  });
+
+  describe("over HTTP with 2025 sessions (the default)", () => {
+    const ERAS: [string, (options: { capabilities?: typeof UI }) => ModernClient][] = [
+      [MODERN, modernClient],
+      ["2025-11-25", (options) => olderClient("2025-11-25", options)],
+    ];
+    it.each(ERAS)(
+      "%s: linked and read for a client that declares MCP Apps; not linked for one that does not",
+      async (version, client) => {
+        for (const declares of [true, false]) {
+          const connecting = connected(client(declares ? { capabilities: UI } : {}), overHttp(httpUrl([])));
+          await closingAfter(connecting, async (connected) => {
+            expect(connected.getNegotiatedProtocolVersion()).toBe(version);
+            await expectReportView(connected, declares);
+          });
+        }
+      },
+    );
   });
 });
