@@ -17,12 +17,11 @@ import { CLI, childEnv, type Recorder, startRecorder } from "../helpers.js";
 const KEY = "sk-protocol-test-key";
 const WHOAMI = { user: { id: "u1" }, projects: [] };
 
-/** whoami answers by the key asked with: JSON as JSON.stringify writes it, spaced on one line, or indented. */
-const BODIES: Record<string, string> = {
-  [KEY]: JSON.stringify(WHOAMI),
-  "sk-spaced": '  {"user": {"id": "u1"}, "projects": [ ]}\n',
-  "sk-indented": JSON.stringify(WHOAMI, null, 2),
-};
+/** whoami's answer to KEY: JSON as JSON.stringify writes it. */
+const COMPACT = JSON.stringify(WHOAMI);
+/** The key of the 2025 connection, whose whoami answers are these in turn: spaced on one line, then indented. */
+const FORMATS_KEY = "sk-formats";
+const FORMATTED = ['  {"user": {"id": "u1"}, "projects": [ ]}\n', JSON.stringify(WHOAMI, null, 2)];
 
 let upstream: Recorder;
 
@@ -78,33 +77,24 @@ function spawnServer(key = KEY): StdioServer {
   };
 }
 
-// The processes start together. The 2025 tests take turns on one connection, each initializing as it
-// did alone (none sets a log level before the test about logging/setLevel); the 2026-07-28 tests on
-// another, but for the refusal of another revision, which starts a connection of its own so that its
-// first request is the one that opens it; whoami's answer formats take a key each, so a process each.
+// The two processes start together, one per era. The 2025 tests take turns on one connection, each
+// initializing as it did alone (none sets a log level before the test about logging/setLevel, the
+// last); the 2026-07-28 tests on the other, the refusal of another revision first, so that its first
+// request is the one that opens the connection.
 let legacyServer: StdioServer;
 let modernServer: StdioServer;
-let freshModernServer: StdioServer;
-let spacedServer: StdioServer;
-let indentedServer: StdioServer;
 
 beforeAll(async () => {
+  const formatted = [...FORMATTED];
   upstream = await startRecorder((request) => {
     if (request.path.endsWith("/tasks/query")) return { status: 404, body: { detail: "no such task" } };
-    return { body: BODIES[String(request.headers["x-api-key"])] };
+    return { body: request.headers["x-api-key"] === FORMATS_KEY ? formatted.shift() : COMPACT };
   });
-  legacyServer = spawnServer();
+  legacyServer = spawnServer(FORMATS_KEY);
   modernServer = spawnServer();
-  freshModernServer = spawnServer();
-  spacedServer = spawnServer("sk-spaced");
-  indentedServer = spawnServer("sk-indented");
 });
 afterAll(async () => {
-  await Promise.all(
-    [legacyServer, modernServer, freshModernServer, spacedServer, indentedServer].map((server) =>
-      server.close(),
-    ),
-  );
+  await Promise.all([legacyServer, modernServer].map((server) => server.close()));
   await upstream.close();
 });
 
@@ -179,6 +169,24 @@ describe("the 2025 revisions over stdio", () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it("carries the upstream's own JSON text when it is one line, and JSON.stringify of the body otherwise", async () => {
+    const call = request(2, "tools/call", { name: "whoami", arguments: {} });
+    const [, spaced] = (await legacyServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
+      result: unknown;
+    }[];
+    expect(spaced?.result).toEqual({
+      content: [{ type: "text", text: '{"user": {"id": "u1"}, "projects": [ ]}' }],
+      structuredContent: WHOAMI,
+    });
+    const [, indented] = (await legacyServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
+      result: unknown;
+    }[];
+    expect(indented?.result).toEqual({
+      content: [{ type: "text", text: JSON.stringify(WHOAMI) }],
+      structuredContent: WHOAMI,
+    });
+  });
+
   it("sends log entries only after logging/setLevel, at that level and above", async () => {
     const failing = (id: number) =>
       request(id, "tools/call", { name: "tasks_query", arguments: { view: "list" } });
@@ -197,27 +205,40 @@ describe("the 2025 revisions over stdio", () => {
       data: { message: "tool call failed", tool: "tasks_query", status: 404 },
     });
   });
-
-  it("carries the upstream's own JSON text when it is one line, and JSON.stringify of the body otherwise", async () => {
-    const call = request(2, "tools/call", { name: "whoami", arguments: {} });
-    const [, spaced] = (await spacedServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
-      result: unknown;
-    }[];
-    expect(spaced?.result).toEqual({
-      content: [{ type: "text", text: '{"user": {"id": "u1"}, "projects": [ ]}' }],
-      structuredContent: WHOAMI,
-    });
-    const [, indented] = (await indentedServer.exchange([initialize(1, "2025-11-25"), call], 2)) as {
-      result: unknown;
-    }[];
-    expect(indented?.result).toEqual({
-      content: [{ type: "text", text: JSON.stringify(WHOAMI) }],
-      structuredContent: WHOAMI,
-    });
-  });
 });
 
 describe("the 2026-07-28 revision over stdio", () => {
+  it("refuses a request for another revision, naming the ones served: the opening one, and any after it", async () => {
+    const unsupported = (id: number, requested: string) => ({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32022,
+        message: `Unsupported protocol version: ${requested}`,
+        data: { supported: ["2026-07-28"], requested },
+      },
+    });
+    const other = (id: number, revision: string) =>
+      modern(id, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: revision });
+    // The opening request: refused by the SDK, and the connection is still unopened.
+    expect(await modernServer.exchange([other(1, "2099-01-01")], 1)).toEqual([unsupported(1, "2099-01-01")]);
+    const [served] = (await modernServer.exchange([modern(2, "tools/list")], 1)) as {
+      id: number;
+      result: { tools: unknown[] };
+    }[];
+    expect([served?.id, served?.result.tools.length]).toEqual([2, 14]);
+    // Once the connection serves 2026-07-28, a request naming another revision is refused the same way.
+    expect(await modernServer.exchange([other(3, "2099-01-01"), other(4, "2025-11-25")], 2)).toEqual([
+      unsupported(3, "2099-01-01"),
+      unsupported(4, "2025-11-25"),
+    ]);
+    const [after] = (await modernServer.exchange([modern(5, "tools/list")], 1)) as {
+      id: number;
+      result: { tools: unknown[] };
+    }[];
+    expect([after?.id, after?.result.tools.length]).toEqual([5, 14]);
+  });
+
   it("answers server/discover and a tool call with no initialize, each result marked complete", async () => {
     const [discover, call] = (await modernServer.exchange(
       [modern(1, "server/discover"), modern(2, "tools/call", { name: "whoami", arguments: {} })],
@@ -230,7 +251,7 @@ describe("the 2026-07-28 revision over stdio", () => {
       resultType: "complete",
     });
     expect(call?.result).toMatchObject({
-      content: [{ type: "text", text: JSON.stringify(WHOAMI) }],
+      content: [{ type: "text", text: COMPACT }],
       structuredContent: WHOAMI,
       resultType: "complete",
     });
@@ -253,38 +274,5 @@ describe("the 2026-07-28 revision over stdio", () => {
       logger: "agent-workspace-mcp",
       data: { message: "tool call failed", tool: "tasks_query", status: 404 },
     });
-  });
-
-  it("refuses a request for another revision, naming the ones served: the opening one, and any after it", async () => {
-    const unsupported = (id: number, requested: string) => ({
-      jsonrpc: "2.0",
-      id,
-      error: {
-        code: -32022,
-        message: `Unsupported protocol version: ${requested}`,
-        data: { supported: ["2026-07-28"], requested },
-      },
-    });
-    const other = (id: number, revision: string) =>
-      modern(id, "tools/list", {}, { [PROTOCOL_VERSION_META_KEY]: revision });
-    // The opening request: refused by the SDK, and the connection is still unopened.
-    expect(await freshModernServer.exchange([other(1, "2099-01-01")], 1)).toEqual([
-      unsupported(1, "2099-01-01"),
-    ]);
-    const [served] = (await freshModernServer.exchange([modern(2, "tools/list")], 1)) as {
-      id: number;
-      result: { tools: unknown[] };
-    }[];
-    expect([served?.id, served?.result.tools.length]).toEqual([2, 14]);
-    // Once the connection serves 2026-07-28, a request naming another revision is refused the same way.
-    expect(await freshModernServer.exchange([other(3, "2099-01-01"), other(4, "2025-11-25")], 2)).toEqual([
-      unsupported(3, "2099-01-01"),
-      unsupported(4, "2025-11-25"),
-    ]);
-    const [after] = (await freshModernServer.exchange([modern(5, "tools/list")], 1)) as {
-      id: number;
-      result: { tools: unknown[] };
-    }[];
-    expect([after?.id, after?.result.tools.length]).toEqual([5, 14]);
   });
 });
