@@ -79,25 +79,19 @@ export async function exerciseEveryTool(client: ToolClient, sandbox: Sandbox): P
   }
 }
 
-/** Waits for the server's `listening` log line on stderr (and keeps reading, so stderr stays open). */
 /**
  * The built CLI serving the sandbox over HTTP on a free port, with `flags` added: started before the
  * enclosing suite's tests, stopped after them. `url()` is its /mcp URL once started.
  */
 export function demoHttpServer(flags: string[] = []): { url: () => URL } {
-  let child: ChildProcess | undefined;
+  let server: SpawnedDemoHttp | undefined;
   let url: URL | undefined;
   beforeAll(async () => {
-    child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", ...flags], {
-      env: childEnv(),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    url = new URL(await listeningUrl(child));
+    server = spawnDemoHttp(flags);
+    url = await server.url;
   });
   afterAll(async () => {
-    if (!child || child.exitCode !== null) return;
-    child.kill("SIGTERM");
-    await once(child, "exit");
+    await server?.stop();
   });
   return {
     url: () => {
@@ -107,6 +101,7 @@ export function demoHttpServer(flags: string[] = []): { url: () => URL } {
   };
 }
 
+/** Waits for the server's `listening` log line on stderr (and keeps reading, so stderr stays open). */
 export function listeningUrl(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffered = "";
