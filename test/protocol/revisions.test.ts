@@ -40,7 +40,10 @@ const stdioServer = {
 
 /** The stdio clients, each with its own process, started before the tests; a test awaits the one it takes. */
 interface StdioClients {
-  /** SDK v2's on 2026-07-28, declaring MCP Apps as a host that renders views does. */
+  /**
+   * SDK v2's on 2026-07-28, declaring MCP Apps as a host that renders views does (over stdio it sends
+   * its server/discover probe to a short-lived process of its own first, then starts its session's).
+   */
   modern: Promise<ModernClient>;
   /** SDK 1.x's on 2025-11-25, declaring nothing. */
   legacy: Promise<ConnectedLegacy>;
@@ -247,7 +250,7 @@ describe("the report view (MCP Apps)", () => {
       await expectReportView(askingEachTime(client, { [CLIENT_CAPABILITIES_META_KEY]: {} }), false);
     });
 
-    it("2025-11-25: linked and read for a client that declares MCP Apps; not linked for one that does not", async () => {
+    it("2025-11-25: linked and read for a client that declares MCP Apps; not linked for SDK 1.x's, which does not", async () => {
       const declaring = await stdio.declaring2025;
       expect(declaring.getNegotiatedProtocolVersion()).toBe("2025-11-25");
       await expectReportView(askingEachTime(declaring), true);
