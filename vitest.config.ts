@@ -17,8 +17,6 @@ const E2E = [
   "test/cli/shutdown-drain.test.ts",
   "test/docs/client-snippets-run.test.ts",
   "test/protocol/*.test.ts",
-  "test/prompts/revisions.test.ts",
-  "test/report-view/revisions.test.ts",
   "test/bench/driver.test.ts",
   "test/packaging/mcpb.test.ts",
   "test/oauth/*.test.ts",
