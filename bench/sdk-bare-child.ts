@@ -6,8 +6,15 @@
 //   --transport sessions  the docs' sessionful 2025 recipe: a NodeStreamableHTTPServerTransport per
 //                         session in a map, routed by Mcp-Session-Id
 // Same environment as our server (serverEnv): WORKSPACE_BASE_URL, WORKSPACE_API_KEY, WORKSPACE_PROJECT_ID.
+// Imported, serveBareHttp starts either HTTP form in the importing process (test/bench/driver.test.ts).
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
   localhostHostValidation,
@@ -20,13 +27,10 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { Agent, request } from "undici";
 import * as z from "zod/v4";
 
-const { values } = parseArgs({
-  options: { transport: { type: "string", default: "stdio" }, port: { type: "string", default: "0" } },
-});
-const BASE_URL = process.env.WORKSPACE_BASE_URL ?? "";
-const API_KEY = process.env.WORKSPACE_API_KEY ?? "";
-const DEFAULT_PROJECT = process.env.WORKSPACE_PROJECT_ID ?? "";
-const TASKS_URL = `${BASE_URL}/api/v1/business/tasks/query`;
+/** The variables of our server's environment the bare one reads, once, at its start. */
+export type BareEnv = Partial<
+  Record<"WORKSPACE_BASE_URL" | "WORKSPACE_API_KEY" | "WORKSPACE_PROJECT_ID", string>
+>;
 
 // Created once at module scope and closed over by the factory, as the docs advise.
 const upstream = new Agent();
@@ -70,20 +74,28 @@ const inputSchema = z
     }
   });
 
-function buildServer(): McpServer {
+/** The server factory: a new server per call (per connection, session or request), forwarding as `env` says. */
+function serverFactory(env: BareEnv): () => McpServer {
+  const tasksUrl = `${env.WORKSPACE_BASE_URL ?? ""}/api/v1/business/tasks/query`;
+  const apiKey = env.WORKSPACE_API_KEY ?? "";
+  const defaultProject = env.WORKSPACE_PROJECT_ID ?? "";
+  return () => buildServer(tasksUrl, apiKey, defaultProject);
+}
+
+function buildServer(tasksUrl: string, apiKey: string, defaultProject: string): McpServer {
   const server = new McpServer({ name: "bench-bare-sdk-v2", version: "1.0.0" });
   server.registerTool(
     "tasks_query",
     { description: "List a project's tasks or count them.", inputSchema },
     async ({ project_id, workspace_id, ...body }) => {
       const headers: Record<string, string> = {
-        "x-api-key": API_KEY,
+        "x-api-key": apiKey,
         accept: "application/json",
         "content-type": "application/json",
-        "x-project-id": project_id ?? DEFAULT_PROJECT,
+        "x-project-id": project_id ?? defaultProject,
       };
       if (workspace_id) headers["x-workspace-id"] = workspace_id;
-      const answer = await request(TASKS_URL, {
+      const answer = await request(tasksUrl, {
         method: "POST",
         headers,
         body: JSON.stringify(body),
@@ -102,19 +114,19 @@ function buildServer(): McpServer {
   return server;
 }
 
-/** The localhost Host and Origin guards in front of `handle`, on a loopback-bound node:http server. */
-function listen(handle: (req: IncomingMessage, res: ServerResponse) => void): void {
+/** The localhost Host and Origin guards in front of `handle`, on a node:http server to bind to loopback. */
+function guarded(handle: (req: IncomingMessage, res: ServerResponse) => void): HttpServer {
   const validateHost = localhostHostValidation();
   const validateOrigin = localhostOriginValidation();
-  createServer((req, res) => {
+  return createServer((req, res) => {
     if (!validateHost(req, res) || !validateOrigin(req, res)) return;
     handle(req, res);
-  }).listen(Number(values.port), "127.0.0.1");
+  });
 }
 
-function serveHttp(): void {
+function serveHttp(buildServer: () => McpServer): HttpServer {
   const nodeHandler = toNodeHandler(createMcpHandler(buildServer));
-  listen((req, res) => void nodeHandler(req, res));
+  return guarded((req, res) => void nodeHandler(req, res));
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -129,7 +141,7 @@ function answerError(res: ServerResponse, status: number, code: number, message:
 }
 
 /** The sessionful 2025 recipe, on node:http: the body parsed here where Express's json() would. */
-function serveSessions(): void {
+function serveSessions(buildServer: () => McpServer): HttpServer {
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const body = req.method === "POST" ? await readJson(req) : undefined;
@@ -159,26 +171,28 @@ function serveSessions(): void {
     }
     answerError(res, 400, -32000, "Bad Request: Session ID required");
   };
-  listen((req, res) => {
+  return guarded((req, res) => {
     route(req, res).catch(() => {
       if (!res.headersSent) answerError(res, 400, -32700, "Parse error");
     });
   });
 }
 
-// Exits normally on SIGTERM, so that a --cpu-prof run writes its profile.
-process.once("SIGTERM", () => process.exit(0));
+/** The bare server over HTTP (`http` or `sessions`), listening on 127.0.0.1:`port` (0: a free port). */
+export async function serveBareHttp(mode: string, port: number, env: BareEnv): Promise<HttpServer> {
+  const serve = mode === "http" ? serveHttp : mode === "sessions" ? serveSessions : undefined;
+  const server = serve?.(serverFactory(env));
+  if (!server) throw new Error(`unknown --transport ${mode}`);
+  await new Promise<void>((listening) => server.listen(port, "127.0.0.1", listening));
+  return server;
+}
 
-switch (values.transport) {
-  case "stdio":
-    serveStdio(buildServer);
-    break;
-  case "http":
-    serveHttp();
-    break;
-  case "sessions":
-    serveSessions();
-    break;
-  default:
-    throw new Error(`unknown --transport ${values.transport}`);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { transport: { type: "string", default: "stdio" }, port: { type: "string", default: "0" } },
+  });
+  // Exits normally on SIGTERM, so that a --cpu-prof run writes its profile.
+  process.once("SIGTERM", () => process.exit(0));
+  if (values.transport === "stdio") serveStdio(serverFactory(process.env));
+  else await serveBareHttp(values.transport, Number(values.port), process.env);
 }

@@ -1,7 +1,7 @@
 // The bench's stdio driver checks answers as their bytes arrive, without keeping them: what it reports
 // for a line must not depend on where the reads split it, or the bench would count failures as calls.
-import { type ChildProcess, spawn } from "node:child_process";
-import { type AddressInfo, connect, createServer } from "node:net";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -23,6 +23,7 @@ import {
   withModernMeta,
 } from "../../bench/jsonrpc.js";
 import { TASKS_ARGUMENTS } from "../../bench/scenarios.js";
+import { serveBareHttp } from "../../bench/sdk-bare-child.js";
 import { LineScanner, StdioMcpDriver } from "../../bench/stdio-driver.js";
 import {
   API_KEY,
@@ -81,7 +82,7 @@ function expected(keepWhole: boolean): Seen[] {
 
 // Each suite runs beside the others (describe.concurrent): the built server starts while the scanner is
 // checked; the stdio eras of the bare server take turns (it.sequential), so that the file starts no more
-// than four processes at once.
+// than three processes at once.
 describe.concurrent("the bench's stdio line scanner", () => {
   it("reports the same head, tail, tool-error flag and whole line wherever one split falls", () => {
     for (let split = 0; split <= stream.length; split++) {
@@ -126,12 +127,14 @@ describe.concurrent("the bench's stdio line scanner", () => {
   });
 });
 
-// The bare SDK v2 server the bench compares ours with (bench/sdk-bare-child.ts), compiled by esbuild
-// into bench/.out/test/ (node_modules still resolve from there) and driven in both eras.
+// The bare SDK v2 server the bench compares ours with (bench/sdk-bare-child.ts), driven in both eras:
+// over stdio compiled by esbuild into bench/.out/test/ (node_modules still resolve from there) and
+// spawned as the bench spawns it; over HTTP served from this process (the drivers' subject is the wire,
+// which is the same real socket).
 describe.concurrent("the bench drivers against the bare SDK v2 server", () => {
   let upstream: BenchUpstream;
   let bareChild: string;
-  const children: ChildProcess[] = [];
+  const servers: HttpServer[] = [];
 
   beforeAll(async () => {
     upstream = await startBenchUpstream();
@@ -148,7 +151,15 @@ describe.concurrent("the bench drivers against the bare SDK v2 server", () => {
   });
 
   afterAll(async () => {
-    for (const child of children) child.kill();
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise((closed) => {
+            server.close(closed);
+            server.closeAllConnections();
+          }),
+      ),
+    );
     await upstream?.close();
   });
 
@@ -161,28 +172,9 @@ describe.concurrent("the bench drivers against the bare SDK v2 server", () => {
 
   /** The bare server over HTTP on a free loopback port, once it listens. */
   async function startBare(mode: "http" | "sessions"): Promise<string> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const child = spawn(process.execPath, [bareChild, "--transport", mode, "--port", String(port)], {
-      env: env(),
-      stdio: "ignore",
-    });
-    children.push(child);
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const open = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, "127.0.0.1");
-        socket.once("connect", () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.once("error", () => resolve(false));
-      });
-      if (open) return `http://127.0.0.1:${port}/mcp`;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`bare ${mode} server did not listen`);
+    const server = await serveBareHttp(mode, 0, env());
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   }
 
   let bareHttp: Promise<string> | undefined;

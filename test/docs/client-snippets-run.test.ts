@@ -6,7 +6,7 @@
 // with their URL and headers.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -145,26 +145,19 @@ const userPath = () => [join(prefix, "bin"), dirname(process.execPath), process.
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "client-snippets-"));
   prefix = join(work, "prefix");
-  // The install step runs in a copy of the checkout (with its node_modules and built dist/), so that an
-  // npm that runs `prepare` there rebuilds the copy, never the dist/ other tests are running.
-  const clone = join(work, "agent-workspace-mcp");
-  cpSync(REPO, clone, {
-    recursive: true,
-    filter: (source) => !/[/\\](node_modules|\.git|bench[/\\]\.out|bench[/\\]results)$/.test(source),
-  });
-  symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"), "dir");
   mkdirSync(join(work, "cwd"));
   const install = SNIPPETS.install.text.split("\n").map((line) => shellWords(line.replace(/#.*/, "")));
   expect(install).toEqual([
     ["npm", "install"],
     ["npm", "install", "-g", "."],
   ]);
-  // `npm test` has just built dist/ (the first line's effect); the second puts the command on the PATH.
-  // Its `prepare` would build the copy again (npm 11 runs it for a folder): the copy's dist/ is that
-  // build already, so scripts are skipped, the longest wait of `npm test` otherwise. The sandbox and the
-  // demo HTTP server (the checkout's own CLI, not the install's) start meanwhile.
+  // `npm test` has just built dist/ (the first line's effect); the second puts the command on the PATH,
+  // run in the checkout itself: npm links the folder into the prefix and writes nothing in it. Its
+  // `prepare` would build dist/ again (npm 11 runs it for a folder), under the other tests running it:
+  // scripts are skipped, dist/ being that build already. The sandbox and the demo HTTP server (the
+  // checkout's own CLI, not the install's) start meanwhile.
   const installed = run("npm", install[1]!.slice(1), {
-    cwd: clone,
+    cwd: REPO,
     env: {
       ...process.env,
       npm_config_prefix: prefix,
@@ -191,7 +184,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Placeholder values: the real clone, the demo HTTP server, the sandbox's key and ids. */
+/** Placeholder values: the checkout as the clone, the demo HTTP server, the sandbox's key and ids. */
 const values = () => ({
   clone: REPO,
   url: httpUrl,
@@ -274,7 +267,12 @@ function launchesOrNone(id: string, placeholders: ReturnType<typeof values>): La
 
 describe("client set-ups of the docs, started as written against the sandbox", () => {
   beforeAll(async () => {
-    const started = listAndCall({ kind: "stdio", command: process.execPath, args: [CLI], env: {} });
+    // What the sandbox's whoami answers through the server: asked of the demo HTTP server, with its token only.
+    const started = listAndCall({
+      kind: "http",
+      url: httpUrl,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
     // Every block's launches start now, a few at a time, in the order the tests take them.
     for (const id of RUNNABLE) for (const launch of launchesOrNone(id, values())) listAndCall(launch);
     for (const launch of launchesOrNone("remote-cursor", { ...values(), key: UNKNOWN_KEY })) {

@@ -28,6 +28,12 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 /** The bound docs/bundle.md states for the .mcpb file: "under N KB". */
 const documentedKb = Number(readFileSync(join(root, "docs/bundle.md"), "utf8").match(/under (\d+) KB/)?.[1]);
 
+/**
+ * The SDK's stdio transport, probing the revision on the server it starts: on the base class, a pinned
+ * client asks `server/discover` of a second, throwaway server process first (one more start per connect).
+ */
+class ProbedInPlace extends StdioClientTransport {}
+
 /** SDK v2's client pinned to 2026-07-28, and one offering only 2025-11-25 (the initialize handshake). */
 const ERAS = [
   {
@@ -113,7 +119,7 @@ async function connect(values: McpbUserConfigValues, era: (typeof ERAS)[number])
     pathSeparator: "/",
   });
   if (!mcp) throw new Error("the host would not start the server");
-  const transport = new StdioClientTransport({
+  const transport = new ProbedInPlace({
     command: mcp.command,
     args: mcp.args,
     env: mcp.env,
