@@ -14,12 +14,12 @@ import {
   validateManifest,
 } from "@anthropic-ai/mcpb";
 import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { ENDPOINTS } from "../../src/tools/register.js";
 import { REPORT_VIEW_FILE } from "../../src/views/html.js";
 import { REPORT_VIEW_URI, VIEW_MIME_TYPE } from "../../src/views/report-view.js";
+import { InPlaceStdioClientTransport } from "../stdio-client.js";
 import { takingTurns } from "../turns.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -27,12 +27,6 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 /** The bound docs/bundle.md states for the .mcpb file: "under N KB". */
 const documentedKb = Number(readFileSync(join(root, "docs/bundle.md"), "utf8").match(/under (\d+) KB/)?.[1]);
-
-/**
- * The SDK's stdio transport, probing the revision on the server it starts: on the base class, a pinned
- * client asks `server/discover` of a second, throwaway server process first (one more start per connect).
- */
-class ProbedInPlace extends StdioClientTransport {}
 
 /** SDK v2's client pinned to 2026-07-28, and one offering only 2025-11-25 (the initialize handshake). */
 const ERAS = [
@@ -119,7 +113,7 @@ async function connect(values: McpbUserConfigValues, era: (typeof ERAS)[number])
     pathSeparator: "/",
   });
   if (!mcp) throw new Error("the host would not start the server");
-  const transport = new ProbedInPlace({
+  const transport = new InPlaceStdioClientTransport({
     command: mcp.command,
     args: mcp.args,
     env: mcp.env,
