@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 import { buildView } from "./build-view.mjs";
+import { publishedSchemasDefine } from "./published-schemas.mjs";
 import { sdkWithoutAjv } from "./sdk-validator.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
 
@@ -33,6 +34,8 @@ await build({
 
 // The report view's HTML (src/views/html.ts) travels inside the bundle: nothing beside it to find.
 const reportViewHtml = await buildView();
+// So do the tools' JSON Schemas, converted here rather than at each start (src/tools/register.ts).
+const publishedSchemas = await publishedSchemasDefine();
 
 await build({
   entryPoints: { cli: "src/cli.ts" },
@@ -49,7 +52,7 @@ await build({
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
   },
-  define: { __REPORT_VIEW_HTML__: JSON.stringify(reportViewHtml) },
+  define: { __REPORT_VIEW_HTML__: JSON.stringify(reportViewHtml), __PUBLISHED_SCHEMAS__: publishedSchemas },
   plugins: [zodEnglishOnly, sdkWithoutAjv],
   logLevel: "warning",
 });

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { buildView, VIEW_FILE } from "./build-view.mjs";
+import { publishedSchemasDefine } from "./published-schemas.mjs";
 import { sdkWithoutAjv } from "./sdk-validator.mjs";
 import { zodEnglishOnly } from "./zod-english.mjs";
 
@@ -52,6 +53,7 @@ export async function bundleOneFile(outfile, plugins = []) {
     // The report view (MCP Apps), built by npm run build, carried inline gzipped (465 KB of HTML in 170 KB).
     define: {
       __REPORT_VIEW_HTML_GZIP__: JSON.stringify(gzipSync(viewHtml, { level: 9 }).toString("base64")),
+      __PUBLISHED_SCHEMAS__: await publishedSchemasDefine(),
     },
     // ES module entries where a package has both: they tree-shake (OpenTelemetry's do).
     mainFields: ["module", "main"],

@@ -5,11 +5,12 @@ import { once } from "node:events";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, expect } from "vitest";
 import type { Sandbox } from "../src/sandbox/index.js";
+import { TOOL_LIST } from "../src/tools/register.js";
 import { CLI, childEnv, TOOL_NAMES } from "./helpers.js";
 
 /** What the tests use of an MCP client: SDK 1.x's and SDK v2's both fit. */
 export interface ToolClient {
-  listTools(): Promise<{ tools: { name: string }[] }>;
+  listTools(): Promise<{ tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[] }>;
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
 }
 
@@ -71,9 +72,15 @@ export function checkResult(name: string, result: CallToolResult, sandbox: Sandb
   }
 }
 
+/** Each tool's name and JSON Schemas. */
+const schemasOf = (tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[]) =>
+  tools.map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, outputSchema }));
+
 export async function exerciseEveryTool(client: ToolClient, sandbox: Sandbox): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+  // The build converts the schemas for dist/cli.js; they must be what the sources convert to at load.
+  expect(schemasOf(tools)).toEqual(schemasOf(TOOL_LIST.tools));
   for (const [name, args] of callsFor(sandbox.ids)) {
     checkResult(name, (await client.callTool({ name, arguments: args })) as CallToolResult, sandbox);
   }

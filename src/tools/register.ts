@@ -1,6 +1,7 @@
 // Tool publication: each endpoint definition becomes the tool that tools/list shows. Schemas are
-// converted once, when this module loads, not per tools/list; each distinct tool selection gets one
-// ListToolsResult, shared by every server instance that has it.
+// converted once, not per tools/list: by the build for the bundles (scripts/published-schemas.mjs),
+// else when this module loads. Each distinct tool selection gets one ListToolsResult, shared by every
+// server instance that has it.
 import type { ListToolsResult, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { analyticsEndpoints } from "./analytics.js";
@@ -21,6 +22,10 @@ export interface PreparedTool {
 }
 
 type JsonSchema = Record<string, unknown>;
+
+/** Each tool's published schemas, converted by the build; not defined in the unbundled modules. */
+declare const __PUBLISHED_SCHEMAS__: Record<string, { input: JsonSchema; output: JsonSchema }> | undefined;
+const BUILT_SCHEMAS = typeof __PUBLISHED_SCHEMAS__ === "object" ? __PUBLISHED_SCHEMAS__ : undefined;
 
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
 
@@ -58,6 +63,7 @@ function publishedSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema 
 
 function prepare(definition: EndpointDefinition): PreparedTool {
   const input = definition.input.safeExtend({ response_format: responseFormatArgument });
+  const built = BUILT_SCHEMAS?.[definition.name];
   return {
     definition,
     input,
@@ -66,8 +72,8 @@ function prepare(definition: EndpointDefinition): PreparedTool {
       name: definition.name,
       title: definition.title,
       description: definition.description,
-      inputSchema: publishedSchema(input, "input") as Tool["inputSchema"],
-      outputSchema: publishedSchema(definition.output, "output") as Tool["outputSchema"],
+      inputSchema: (built?.input ?? publishedSchema(input, "input")) as Tool["inputSchema"],
+      outputSchema: (built?.output ?? publishedSchema(definition.output, "output")) as Tool["outputSchema"],
       annotations: {
         title: definition.title,
         readOnlyHint: definition.readOnly,
