@@ -1,7 +1,7 @@
 // fast-check arbitraries of valid arguments for every tool, built from each tool's constraints: the
 // workspace shapes by hand (their cross-field rules), the analytics listings from their schemas (enum
 // metrics and sort fields, extra fields) plus the rules of analytics-rules.ts (aliases, date pairs,
-// filter value types).
+// filter value types). And binaryString, fast-check's binary strings without their start-up cost.
 import fc from "fast-check";
 import { z } from "zod";
 import type { EndpointDefinition } from "../src/tools/definition.js";
@@ -14,9 +14,9 @@ const SURROGATES = 0xd800;
 const SURROGATE_COUNT = 0x800;
 /**
  * One code point, surrogates aside: fast-check's own `binary` unit, drawn the same way (the same index
- * from the same seed, so the same strings and the same shrinking). fast-check builds that unit with a
- * map from each of the 1.1 million characters back to its index, which costs a worker ~1.5 CPU-s when
- * the first `binary` string is made and stays in memory after; this one computes the index.
+ * from the same seed, so the same strings and the same shrinking). fast-check's unit maps each of the
+ * 1.1 million characters back to its index in a Map, built when the first `binary` string is made and
+ * kept for the worker's life; this one computes the index.
  */
 const binaryUnit: fc.Arbitrary<string> = fc.nat({ max: 0x10ffff - SURROGATE_COUNT }).map(
   (index) => String.fromCodePoint(index < SURROGATES ? index : index + SURROGATE_COUNT),
