@@ -39,8 +39,22 @@ const withoutVisibleJobs = (text: string) => VISIBLE_JOBS.reduce((out, job) => o
 /** Whether plain `text` holds a character a person cannot see (tab and line breaks aside). */
 export const hasUnseen = (text: string) => UNSEEN.test(withoutVisibleJobs(text).replace(/[\t\n\r]/g, ""));
 
+/** What the judge found in each text it read: the tests ask about the same texts again and again. */
+const judged = new Map<string, readonly string[]>();
+const JUDGED_TEXTS = 20_000;
+
 /** Every hidden thing in `text` read as CommonMark: empty when a person sees all of it. */
 export function hiddenIn(text: string): string[] {
+  let found = judged.get(text);
+  if (!found) {
+    if (judged.size >= JUDGED_TEXTS) judged.clear();
+    found = judge(text);
+    judged.set(text, found);
+  }
+  return [...found];
+}
+
+function judge(text: string): string[] {
   const found: string[] = [];
   const parser = new Parser();
   const tree = parser.parse(text);

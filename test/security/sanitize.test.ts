@@ -12,6 +12,7 @@ import {
   sanitizeMessage,
   sanitizeText,
 } from "../../src/tools/sanitize.js";
+import { binaryString } from "../arbitraries.js";
 import { ALWAYS_HIDDEN, hiddenIn } from "../markdown-judge.js";
 
 /** Hidden characters that may stay only where they do a visible job (the benign corpus shows which). */
@@ -145,7 +146,7 @@ describe("sanitizeText over random text", () => {
     "`",
   );
   const mixed = fc
-    .array(fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), hostile), {
+    .array(fc.oneof(fc.string({ unit: "grapheme" }), binaryString(), hostile), {
       maxLength: 8,
     })
     .map((parts) => parts.join(""));
