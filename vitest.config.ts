@@ -5,6 +5,11 @@
 // does the conformance script.
 import { defineConfig } from "vitest/config";
 
+// Dependencies that ship a development build resolve to the build users run: vitest picks the workers'
+// condition from NODE_ENV, and micromark's development build (the sanitizer's parser) asserts on every
+// character, which costs the sanitizer's tests about a third of their time.
+process.env.NODE_ENV = "production";
+
 const E2E = [
   "test/http/*.test.ts",
   "test/security/hostile-input.test.ts",
