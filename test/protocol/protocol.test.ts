@@ -264,7 +264,10 @@ describe("the 2026-07-28 revision over stdio", () => {
     // One after the other: written together, the two calls' lines could interleave either way.
     const unasked = (await modernServer.exchange([failing(1)], 1)) as Line[];
     expect(unasked.map((answer) => answer.id ?? answer.method)).toEqual([1]);
-    const answers = (await modernServer.exchange([failing(2, { [LOG_LEVEL_META_KEY]: "warning" })], 2)) as Line[];
+    const answers = (await modernServer.exchange(
+      [failing(2, { [LOG_LEVEL_META_KEY]: "warning" })],
+      2,
+    )) as Line[];
     expect(answers.map((answer) => answer.id ?? answer.method)).toEqual(["notifications/message", 2]);
     expect(answers[0]?.params).toEqual({
       level: "warning",
