@@ -11,6 +11,7 @@ import {
   InMemoryTransport,
   type RequestOptions,
   serializeMessage,
+  type Transport,
   type CallToolResult as V2CallToolResult,
   Client as V2Client,
 } from "@modelcontextprotocol/client";
@@ -218,6 +219,23 @@ export async function startInMemory(
       await dispatcher.close();
     },
   };
+}
+
+/**
+ * `client` (SDK v2's) connected in memory to `server`, each message crossing as a JSON line as in
+ * startInMemory: for a server the test builds itself, such as the problem server of bad settings.
+ */
+export async function connectInMemory(
+  server: { connect(transport: Transport): Promise<void> },
+  client: V2Client,
+): Promise<void> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  for (const side of [clientSide, serverSide]) {
+    const send = side.send.bind(side);
+    side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
+  }
+  await server.connect(serverSide);
+  await client.connect(clientSide);
 }
 
 /** The settings --demo serves with: the sandbox's URLs, its key and its default projects. */
