@@ -17,6 +17,8 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ReadBuffer, serializeMessage as serializeLine } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport as LegacyTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
@@ -339,6 +341,32 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   });
   const [code] = await once(child, "exit");
   return { code, stdout, stderr };
+}
+
+/**
+ * A client transport (SDK 1.x's interface) over the stdio of a child the test spawned itself, so that the
+ * test keeps the child: its exit code, and signals. close() ends the child's stdin, and nothing more.
+ */
+export function childStdioTransport(child: ChildProcess): LegacyTransport {
+  const buffer = new ReadBuffer();
+  const transport: LegacyTransport = {
+    async start() {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer.append(chunk);
+        for (let message = buffer.readMessage(); message; message = buffer.readMessage()) {
+          transport.onmessage?.(message);
+        }
+      });
+      child.once("close", () => transport.onclose?.());
+    },
+    async send(message) {
+      child.stdin!.write(serializeLine(message));
+    },
+    async close() {
+      child.stdin!.end();
+    },
+  };
+  return transport;
 }
 
 /** A loopback port nothing listens on (for refused connections, or a server started later). */
