@@ -26,21 +26,9 @@ function stdioSession(args: string[], env: Record<string, string> = {}) {
   return { transport, client, stderr: () => stderr };
 }
 
-async function listedTools(args: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const session = stdioSession(args, env);
-  await session.client.connect(session.transport);
-  try {
-    return (await session.client.listTools()).tools.map((tool) => tool.name);
-  } finally {
-    await session.client.close();
-  }
-}
-
-// Every test spawns processes of its own and waits on them: the suites run side by side, the short runs
-// of the first one after each other (it.sequential), so that the file starts no more than three at once.
 /**
  * The first line the CLI writes to stderr for a selection it cannot serve, built in process as src/cli.ts
- * builds it from `args` and `env` (the spawned runs above hold the exit code and the way there).
+ * builds it from `args` and `env` (the spawned runs below hold the exit code and the way there).
  */
 function selectionProblemInProcess(args: string[], env: Record<string, string>): string {
   const command = parseCommandLine(args, env);
@@ -55,8 +43,8 @@ function selectionProblemInProcess(args: string[], env: Record<string, string>):
   return problemsForStderr(everyProblem(problem, args, env)).split("\n")[0] ?? "";
 }
 
-// Every test spawns processes of its own and waits on them: the suites run side by side, the short runs
-// of the first one after each other (it.sequential), so that the file starts no more than three at once.
+// The spawned servers of the suites run side by side, the short runs of the first one after each other
+// (it.sequential), so that the file starts no more than three processes at once.
 describe.concurrent("tool selection at start", () => {
   // A toolset from a flag (checked as the tools are selected) and a switch from the environment (checked
   // as the settings are read): the two ways a selection stops the built CLI.
@@ -86,20 +74,18 @@ describe.concurrent("tool selection at start", () => {
     );
   });
 
-  it("serves only the chosen tools over stdio, from flags", async () => {
-    expect(await listedTools(["--demo", "--toolsets", "analytics", "--read-only"])).toEqual(GEO);
-    // From the environment (MCP_TOOLSETS, MCP_READ_ONLY): the server of "--redis-url on stdio" below.
-  });
+  // The chosen tools served over stdio: from flags, by the server of "stderr logging"; from the
+  // environment (MCP_TOOLSETS, MCP_READ_ONLY), by the server of "--redis-url on stdio".
 });
 
 describe.concurrent("stderr logging", () => {
   // A concurrent test polls with its own context's expect.
-  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key", async ({
+  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key (serving only the tools --toolsets analytics --read-only chose)", async ({
     expect,
   }) => {
     const key = "stderr-secret-key-42";
     const upstream = await startRecorder(() => ({ status: 503, body: { detail: `down for ${key}` } }));
-    const session = stdioSession([], {
+    const session = stdioSession(["--toolsets", "analytics", "--read-only"], {
       LOG_LEVEL: "warning",
       WORKSPACE_API_KEY: key,
       WORKSPACE_BASE_URL: upstream.url,
@@ -107,7 +93,8 @@ describe.concurrent("stderr logging", () => {
     });
     try {
       await session.client.connect(session.transport);
-      expect((await session.client.callTool({ name: "whoami", arguments: {} })).isError).toBe(true);
+      expect((await session.client.listTools()).tools.map((tool) => tool.name)).toEqual(GEO);
+      expect((await session.client.callTool({ name: "geo_projects", arguments: {} })).isError).toBe(true);
       // The line is written before the answer; the pipe may deliver it a moment later.
       await expect.poll(session.stderr).toContain("tool call failed");
     } finally {
@@ -120,7 +107,13 @@ describe.concurrent("stderr logging", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      { time: expect.any(String), level: "error", message: "tool call failed", tool: "whoami", status: 503 },
+      {
+        time: expect.any(String),
+        level: "error",
+        message: "tool call failed",
+        tool: "geo_projects",
+        status: 503,
+      },
     ]);
     expect(session.stderr()).not.toContain(key);
   });
