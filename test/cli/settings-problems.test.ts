@@ -149,13 +149,17 @@ describe.concurrent("settings that cannot be used", () => {
     expect(answers.geo).toEqual(failed("geo_prompts", text));
   });
 
-  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
-    const result = await runCli(["--transport", "http", "--port", "0"], EXAMPLE_ENV);
+  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr, and a key shaped like a placeholder does not show", async () => {
+    const result = await runCli(["--transport", "http", "--port", "0"], {
+      ...EXAMPLE_ENV,
+      WORKSPACE_API_KEY: "<sk-live-0123456789abcdef>",
+    });
     expect([result.code, result.stdout]).toEqual([2, ""]);
     expect(result.stderr.split("\n")[0]).toBe(
       "agent-workspace-mcp: WORKSPACE_API_KEY still holds the example's placeholder: put the real value there",
     );
     expect(result.stderr).toContain("\n(agent-workspace-mcp --help lists every setting)\n");
+    expect(result.stderr).not.toContain("sk-live-0123456789abcdef");
   });
 });
 
