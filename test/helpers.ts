@@ -11,11 +11,14 @@ import {
   InMemoryTransport,
   type RequestOptions,
   serializeMessage,
+  type Transport,
   type CallToolResult as V2CallToolResult,
   Client as V2Client,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ReadBuffer, serializeMessage as serializeLine } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport as LegacyTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
@@ -220,6 +223,23 @@ export async function startInMemory(
   };
 }
 
+/**
+ * `client` (SDK v2's) connected in memory to `server`, each message crossing as a JSON line as in
+ * startInMemory: for a server the test builds itself, such as the problem server of bad settings.
+ */
+export async function connectInMemory(
+  server: { connect(transport: Transport): Promise<void> },
+  client: V2Client,
+): Promise<void> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  for (const side of [clientSide, serverSide]) {
+    const send = side.send.bind(side);
+    side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
+  }
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+}
+
 /** The settings --demo serves with: the sandbox's URLs, its key and its default projects. */
 export function sandboxSettings(sandbox: Sandbox): Partial<UpstreamSettings> {
   return {
@@ -321,6 +341,32 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   });
   const [code] = await once(child, "exit");
   return { code, stdout, stderr };
+}
+
+/**
+ * A client transport (SDK 1.x's interface) over the stdio of a child the test spawned itself, so that the
+ * test keeps the child: its exit code, and signals. close() ends the child's stdin, and nothing more.
+ */
+export function childStdioTransport(child: ChildProcess): LegacyTransport {
+  const buffer = new ReadBuffer();
+  const transport: LegacyTransport = {
+    async start() {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer.append(chunk);
+        for (let message = buffer.readMessage(); message; message = buffer.readMessage()) {
+          transport.onmessage?.(message);
+        }
+      });
+      child.once("close", () => transport.onclose?.());
+    },
+    async send(message) {
+      child.stdin!.write(serializeLine(message));
+    },
+    async close() {
+      child.stdin!.end();
+    },
+  };
+  return transport;
 }
 
 /** A loopback port nothing listens on (for refused connections, or a server started later). */

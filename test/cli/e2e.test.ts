@@ -10,11 +10,12 @@ import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { sandboxGuide } from "../../src/server.js";
 import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
-import { CLI, childEnv, runCli } from "../helpers.js";
+import { CLI, childEnv, childStdioTransport, runCli } from "../helpers.js";
 
 // Each test spawns its own processes and waits on them: the three serving ones run side by side
 // (describe.concurrent), then the short runs, one test after the other (it.sequential), so that the
-// file starts no more than three servers at once.
+// file starts no more than three servers at once. The configured stdio server is also the one that
+// shows the process ends when its client closes stdin.
 describe.concurrent("the built server, spawned", () => {
   let sandbox: Sandbox;
 
@@ -25,10 +26,8 @@ describe.concurrent("the built server, spawned", () => {
     await sandbox.close();
   });
 
-  it("over stdio against a configured upstream: lists 14 tools and every call returns structuredContent", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI],
+  it("over stdio against a configured upstream: lists 14 tools and every call returns structuredContent; exits by itself when the client closes its stdin", async () => {
+    const child = spawn(process.execPath, [CLI], {
       env: childEnv({
         WORKSPACE_API_KEY: sandbox.apiKey,
         WORKSPACE_BASE_URL: sandbox.workspaceBaseUrl,
@@ -36,14 +35,18 @@ describe.concurrent("the built server, spawned", () => {
         WORKSPACE_PROJECT_ID: sandbox.workspaceProjectId,
         ANALYTICS_PROJECT_ID: sandbox.analyticsProjectId,
       }),
-      stderr: "pipe",
+      stdio: ["pipe", "pipe", "ignore"],
     });
-    const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
-    await client.connect(transport);
+    const exited = once(child, "exit");
     try {
+      const client = new Client({ name: "e2e-stdio", version: "1.0.0" });
+      await client.connect(childStdioTransport(child));
       await exerciseEveryTool(client, sandbox);
+      await client.close(); // ends its stdin, and only that
+      const [code, signal] = await exited;
+      expect([code, signal]).toEqual([0, null]);
     } finally {
-      await client.close();
+      child.kill("SIGKILL");
     }
   });
 
@@ -89,14 +92,6 @@ describe.concurrent("the built server, spawned", () => {
     } finally {
       child.kill("SIGTERM");
     }
-    const [code] = await once(child, "exit");
-    expect(code).toBe(0);
-  });
-
-  it.sequential("exits by itself when the client closes its stdin", async () => {
-    const child = spawn(process.execPath, [CLI], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] });
-    await once(child.stderr!, "readable");
-    child.stdin!.end();
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
   });

@@ -1,15 +1,21 @@
 // What a person meets at start: settings that cannot be used reach them through the client over stdio
 // (every answer and the instructions say what is wrong and where to fix it) and stop an HTTP server
-// (exit 2); unset settings are named on stderr at start; a busy port is one line. The built CLI, spawned.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
+// (exit 2); unset settings are named on stderr at start; a busy port is one line. The built CLI,
+// spawned, once for each of these; the words for each kind of setting are checked on the same code
+// built in process (the problem server, the start-up line), which the CLI only passes its argv and env.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, type ExpectStatic, expect, it } from "vitest";
+import { parseCommandLine } from "../../src/config/parse.js";
+import { ConfigError } from "../../src/config/types.js";
+import { buildProblemServer } from "../../src/problem-server.js";
+import { everyProblem, problemsForStderr, problemsText } from "../../src/settings-problems.js";
 import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
-import { CLI, childEnv, runCli } from "../helpers.js";
+import { selectTools } from "../../src/tools/selection.js";
+import { unsetSettingsLine } from "../../src/unset-settings.js";
+import { CLI, childEnv, connectInMemory, runCli } from "../helpers.js";
 
 /** The env of mcp.json.example's entry, pasted as is: its placeholders left in. */
 const EXAMPLE_ENV: Record<string, string> = JSON.parse(
@@ -33,17 +39,40 @@ async function connectedCli(args: string[], env: Record<string, string>) {
   return { client, stderr: () => written };
 }
 
-/** SDK v2's client on the spawned CLI over stdio: what it was told, and what two calls answered. */
-async function stdioAnswers(args: string[], env: Record<string, string>) {
-  const { client, stderr } = await connectedCli(args, env);
+/** What a client of the problem server was told, and what two calls answered. */
+async function answersOf(client: Client) {
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     const whoami = await client.callTool({ name: "whoami", arguments: {} });
     const geo = await client.callTool({ name: "geo_prompts", arguments: { limit: 5 } });
-    return { instructions: client.getInstructions(), tools, whoami, geo, stderr };
+    return { instructions: client.getInstructions(), tools, whoami, geo };
   } finally {
     await client.close();
   }
+}
+
+/** SDK v2's client on the spawned CLI over stdio: its answers, and what the server wrote to stderr. */
+async function stdioAnswers(args: string[], env: Record<string, string>) {
+  const { client, stderr } = await connectedCli(args, env);
+  return { ...(await answersOf(client)), stderr };
+}
+
+/**
+ * What the CLI serves over stdio for `args` and `env`, built in process as src/cli.ts builds it: every
+ * problem, the problem server's answers (SDK v2's client, in memory), and the problems' stderr text.
+ */
+async function answersInProcess(args: string[], env: Record<string, string>) {
+  let first: unknown;
+  try {
+    parseCommandLine(args, env);
+  } catch (error) {
+    first = error;
+  }
+  if (!(first instanceof ConfigError)) throw new Error(`expected settings that cannot be used: ${first}`);
+  const problems = everyProblem(first, args, env);
+  const client = new Client({ name: "settings-test", version: "1.0.0" });
+  await connectInMemory(buildProblemServer(problemsText(problems, args, env)), client);
+  return { ...(await answersOf(client)), stderr: problemsForStderr(problems) };
 }
 
 const failed = (tool: string, text: string) => ({
@@ -51,9 +80,8 @@ const failed = (tool: string, text: string) => ({
   content: [{ type: "text", text: `${tool}: ${text}` }],
 });
 
-// Every test spawns processes of its own and waits on them: the stdio servers of the first suite start
-// together, the short runs after them one at a time (it.sequential), and the suites one after another,
-// so that the file starts no more than four processes at once.
+// The spawned stdio server of the first suite serves while the in-process tests run, the short HTTP run
+// after them (it.sequential), and the suites one after another: the file runs one process at a time.
 describe.concurrent("settings that cannot be used", () => {
   it("mcp.json.example pasted as is: over stdio every answer and the instructions say what to fix", async () => {
     const text = [
@@ -68,7 +96,11 @@ describe.concurrent("settings that cannot be used", () => {
     expect(answers.tools).toEqual([...ALL_TOOL_NAMES]);
     expect(answers.whoami).toEqual(failed("whoami", text));
     expect(answers.geo).toEqual(failed("geo_prompts", text));
-    expect(answers.stderr().split("\n").slice(0, 7)).toEqual([
+    // Built in process from the same argv and env, the problem server says the same.
+    const { stderr, ...told } = answers;
+    const inProcess = await answersInProcess([], EXAMPLE_ENV);
+    expect({ ...told, stderr: stderr().slice(0, inProcess.stderr.length) }).toEqual(inProcess);
+    expect(stderr().split("\n").slice(0, 7)).toEqual([
       "agent-workspace-mcp: WORKSPACE_API_KEY still holds the example's placeholder: put the real value there",
       "  WORKSPACE_API_KEY               API key for both APIs, sent as X-API-KEY (secret: env only)",
       'agent-workspace-mcp: WORKSPACE_BASE_URL still holds the example\'s placeholder "<agent-workspace API base URL>": put the real value there',
@@ -80,16 +112,18 @@ describe.concurrent("settings that cannot be used", () => {
   });
 
   it("a key never shows, even one shaped like a placeholder", async () => {
-    const answers = await stdioAnswers([], {
+    const answers = await answersInProcess([], {
       ...EXAMPLE_ENV,
       WORKSPACE_API_KEY: "<sk-live-0123456789abcdef>",
     });
+    expect(answers.stderr.split("\n")[0]).toBe(
+      "agent-workspace-mcp: WORKSPACE_API_KEY still holds the example's placeholder: put the real value there",
+    );
     expect(JSON.stringify(answers)).not.toContain("sk-live-0123456789abcdef");
-    expect(answers.stderr()).not.toContain("sk-live-0123456789abcdef");
   });
 
   it("a flag is named as a flag, and the place to fix it is the client's arguments", async () => {
-    const answers = await stdioAnswers(["--workspace-base-url", "ftp://api.example.com"], {
+    const answers = await answersInProcess(["--workspace-base-url", "ftp://api.example.com"], {
       WORKSPACE_PROJECT_ID: "not-a-uuid",
     });
     const text = [
@@ -101,7 +135,7 @@ describe.concurrent("settings that cannot be used", () => {
   });
 
   it("in the Claude Desktop extension (MCP_SETTINGS_FROM=mcpb): the form's fields", async () => {
-    const answers = await stdioAnswers([], {
+    const answers = await answersInProcess([], {
       MCP_SETTINGS_FROM: "mcpb",
       WORKSPACE_BASE_URL: "api.example.com",
       ANALYTICS_PROJECT_ID: "my project",
@@ -115,21 +149,17 @@ describe.concurrent("settings that cannot be used", () => {
     expect(answers.geo).toEqual(failed("geo_prompts", text));
   });
 
-  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr", async () => {
-    const result = await runCli(["--transport", "http", "--port", "0"], EXAMPLE_ENV);
+  it.sequential("over HTTP the server refuses to start: exit 2, the problems on stderr, and a key shaped like a placeholder does not show", async () => {
+    const result = await runCli(["--transport", "http", "--port", "0"], {
+      ...EXAMPLE_ENV,
+      WORKSPACE_API_KEY: "<sk-live-0123456789abcdef>",
+    });
     expect([result.code, result.stdout]).toEqual([2, ""]);
     expect(result.stderr.split("\n")[0]).toBe(
       "agent-workspace-mcp: WORKSPACE_API_KEY still holds the example's placeholder: put the real value there",
     );
     expect(result.stderr).toContain("\n(agent-workspace-mcp --help lists every setting)\n");
-  });
-
-  it.sequential("a transport it cannot tell stops it too: exit 2", async () => {
-    const result = await runCli(["--transport", "websocket"]);
-    expect([result.code, result.stderr.split("\n")[0]]).toEqual([
-      2,
-      'agent-workspace-mcp: --transport must be stdio or http, got "websocket"',
-    ]);
+    expect(result.stderr).not.toContain("sk-live-0123456789abcdef");
   });
 });
 
@@ -156,54 +186,51 @@ async function startupWarnings(expect: ExpectStatic, args: string[], env: Record
   return { warnings: warnings(stderr()), stderr: stderr() };
 }
 
+/** The start-up line for `args` and `env`, as src/serve.ts writes it (as a warning), built in process. */
+function unsetLineInProcess(args: string[], env: Record<string, string>): string[] {
+  const command = parseCommandLine(args, env);
+  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+  const { config } = command;
+  const line = unsetSettingsLine(config.upstream, selectTools(config.tools), config.transport);
+  return line === undefined ? [] : [line];
+}
+
 describe("start-up names what is unset", () => {
-  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async ({
-    expect,
-  }) => {
-    // Four servers, started together.
-    const [unset, analyticsOnly, inForm, complete] = await Promise.all([
-      startupWarnings(expect, [], {}),
-      startupWarnings(expect, ["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
-      startupWarnings(expect, [], {
-        MCP_SETTINGS_FROM: "mcpb",
-        WORKSPACE_API_KEY: "workspace-key-0123",
-        ANALYTICS_BASE_URL: "http://127.0.0.1:9",
-      }),
-      startupWarnings(expect, [], {
+  it("the built CLI over stdio: the line among its start-up warnings, and no key", async ({ expect }) => {
+    const env = {
+      MCP_SETTINGS_FROM: "mcpb",
+      WORKSPACE_API_KEY: "workspace-key-0123",
+      ANALYTICS_BASE_URL: "http://127.0.0.1:9",
+    };
+    const inForm = await startupWarnings(expect, [], env);
+    expect(inForm.warnings).toEqual([
+      '"Agent-workspace API base URL" is not set: the workspace tools will fail.',
+    ]);
+    expect(unsetLineInProcess([], env)).toEqual(inForm.warnings);
+    expect(inForm.stderr).not.toContain("workspace-key-0123");
+  });
+
+  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", () => {
+    expect(unsetLineInProcess([], {})).toEqual([
+      "WORKSPACE_API_KEY is not set: every tool will fail; WORKSPACE_BASE_URL is not set: the workspace tools will fail; ANALYTICS_BASE_URL is not set: the geo_ tools will fail.",
+    ]);
+    expect(
+      unsetLineInProcess(["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
+    ).toEqual(["ANALYTICS_BASE_URL is not set: the geo_ tools will fail."]);
+    expect(
+      unsetLineInProcess([], {
         WORKSPACE_API_KEY: "workspace-key-0123",
         WORKSPACE_BASE_URL: "http://127.0.0.1:9",
         ANALYTICS_BASE_URL: "http://127.0.0.1:9",
       }),
-    ]);
-    expect(unset.warnings).toEqual([
-      "WORKSPACE_API_KEY is not set: every tool will fail; WORKSPACE_BASE_URL is not set: the workspace tools will fail; ANALYTICS_BASE_URL is not set: the geo_ tools will fail.",
-    ]);
-    expect(analyticsOnly.warnings).toEqual(["ANALYTICS_BASE_URL is not set: the geo_ tools will fail."]);
-    expect(inForm.warnings).toEqual([
-      '"Agent-workspace API base URL" is not set: the workspace tools will fail.',
-    ]);
-    expect(inForm.stderr).not.toContain("workspace-key-0123");
-    expect(complete.warnings).toEqual([]);
+    ).toEqual([]);
   });
 
-  it("over HTTP: an unset key is said with the header a client may send instead", async () => {
-    const child = spawn(process.execPath, [CLI, "--transport", "http", "--port", "0"], {
-      env: childEnv({ WORKSPACE_BASE_URL: "http://127.0.0.1:9", ANALYTICS_BASE_URL: "http://127.0.0.1:9" }),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    try {
-      while (!stderr.includes('"listening"')) await once(child.stderr, "data");
-      expect(warnings(stderr)).toEqual([
-        "WORKSPACE_API_KEY is not set: every tool will fail for a client that sends no X-API-KEY header.",
-      ]);
-    } finally {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    }
+  it("over HTTP: an unset key is said with the header a client may send instead", () => {
+    const env = { WORKSPACE_BASE_URL: "http://127.0.0.1:9", ANALYTICS_BASE_URL: "http://127.0.0.1:9" };
+    expect(unsetLineInProcess(["--transport", "http", "--port", "0"], env)).toEqual([
+      "WORKSPACE_API_KEY is not set: every tool will fail for a client that sends no X-API-KEY header.",
+    ]);
   });
 });
 

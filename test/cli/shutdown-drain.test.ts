@@ -1,16 +1,20 @@
-// SIGTERM drains the built server: over HTTP, clients that keep sending on kept-alive connections get
-// 503 (or a closed connection) for anything new, every request already accepted gets its answer, and
-// no comment reaches the API without its answer reaching the client; over stdio, the calls already
-// read are answered before the process exits.
+// SIGTERM drains the built server: over HTTP, it stops listening, clients that keep sending on kept-alive
+// connections get 503 (or a closed connection) for anything new, every request already accepted gets
+// its answer (one held upstream across the signal too), and no comment reaches the API without its
+// answer reaching the client; over stdio, the calls already read are answered before the process exits.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { CLI, childEnv, logOf, startRecorder } from "../helpers.js";
 import {
   initializeBody,
   MCP_HEADERS,
+  rawRequest,
   sseMessages,
   startGatedUpstream,
   toolCallBody,
@@ -19,6 +23,7 @@ import {
 const KEY = "drain-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
 const TASK = "22222222-2222-4222-8222-222222222222";
+const WHOAMI = "/api/v1/business/whoami";
 
 /** How one request ended, as its client saw it. */
 type Outcome =
@@ -81,9 +86,18 @@ async function keepCommenting(url: string, name: string, outcomes: Outcome[]): P
 
 // Each test spawns a server of its own and waits on it: the two run side by side (describe.concurrent).
 describe.concurrent("SIGTERM over HTTP, with clients that keep sending on kept-alive connections", () => {
-  it("takes no new work, answers every request it accepted, loses no comment, and exits 0", async () => {
+  it("stops listening, takes no new work, answers every request it accepted, loses no comment, logs no key, and exits 0", async () => {
+    // whoami waits upstream until the test lets it go: a call in flight across the signal.
+    let releaseWhoami = () => {};
+    const whoamiHeld = new Promise<void>((release) => {
+      releaseWhoami = release;
+    });
     // Each comment takes a moment upstream, so that some are always in flight when the signal comes.
     const upstream = await startRecorder(async (recorded) => {
+      if (recorded.path === WHOAMI) {
+        await whoamiHeld;
+        return { body: { projects: [{ id: PROJECT, name: "Team" }] } };
+      }
       await sleep(20);
       return { body: { id: "c1", body: (recorded.body as { body?: string }).body } };
     });
@@ -101,15 +115,26 @@ describe.concurrent("SIGTERM over HTTP, with clients that keep sending on kept-a
         stdio: ["ignore", "ignore", "pipe"],
       },
     );
+    const sdkClient = new Client({ name: "sigterm-test", version: "1.0.0" });
     try {
       const log = logOf(child);
       const exited = once(child, "exit");
       const url = String((await log.next("listening")).url);
+      await sdkClient.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const whoami = sdkClient.callTool({ name: "whoami", arguments: {} }) as Promise<CallToolResult>;
+      while (!upstream.requests.some((recorded) => recorded.path === WHOAMI)) await sleep(5);
       const outcomes: Outcome[] = [];
       // Enough of them that some call is always in flight: a drain that accepts their next requests never ends.
       const clients = Array.from({ length: 16 }, (_, i) => keepCommenting(url, `client${i}`, outcomes));
       while (outcomes.filter((outcome) => outcome.kind === "answered").length < 40) await sleep(5);
       child.kill("SIGTERM");
+      await log.next("shutting down");
+      // Refused, or reset if the connection raced the close: either way not served.
+      await expect(rawRequest(new URL("/healthz", url).href)).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
+      releaseWhoami();
+      const answered = await whoami;
+      expect(answered.isError).toBeUndefined();
+      expect(answered.structuredContent).toEqual({ projects: [{ id: PROJECT, name: "Team" }] });
       await Promise.all(clients);
       const [code] = await exited;
 
@@ -119,14 +144,18 @@ describe.concurrent("SIGTERM over HTTP, with clients that keep sending on kept-a
         expect(outcome).toEqual({ kind: "refused", status: 503, retryAfter: "1", connection: "close" });
       }
       // Every comment that reached the API was answered to its client, once; none was sent twice.
-      const answered = outcomes.flatMap((outcome) => (outcome.kind === "answered" ? [outcome.comment] : []));
+      const commented = outcomes.flatMap((outcome) => (outcome.kind === "answered" ? [outcome.comment] : []));
       const reached = upstream.requests
         .filter((request) => request.path.endsWith("/comments"))
         .map((request) => (request.body as { body: string }).body);
-      expect(reached.sort()).toEqual(answered.sort());
+      expect(reached.sort()).toEqual(commented.sort());
+      expect(log.lines.map((line) => line.message)).toContain("stopped");
       expect(log.lines.filter((line) => String(line.message).includes("grace"))).toEqual([]);
+      expect(JSON.stringify(log.lines)).not.toContain(KEY);
     } finally {
       child.kill("SIGKILL");
+      releaseWhoami();
+      await sdkClient.close();
       await upstream.close();
     }
   });

@@ -3,6 +3,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
+import { parseCommandLine } from "../../src/config/parse.js";
+import { ConfigError } from "../../src/config/types.js";
+import { everyProblem, problemsForStderr } from "../../src/settings-problems.js";
+import { selectTools } from "../../src/tools/selection.js";
 import { ANALYTICS_TOOLS, CLI, childEnv, runCli, startRecorder } from "../helpers.js";
 
 const GEO = ANALYTICS_TOOLS;
@@ -22,30 +26,33 @@ function stdioSession(args: string[], env: Record<string, string> = {}) {
   return { transport, client, stderr: () => stderr };
 }
 
-async function listedTools(args: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const session = stdioSession(args, env);
-  await session.client.connect(session.transport);
+/**
+ * The first line the CLI writes to stderr for a selection it cannot serve, built in process as src/cli.ts
+ * builds it from `args` and `env` (the spawned runs below hold the exit code and the way there).
+ */
+function selectionProblemInProcess(args: string[], env: Record<string, string>): string {
+  const command = parseCommandLine(args, env);
+  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
+  let problem: unknown;
   try {
-    return (await session.client.listTools()).tools.map((tool) => tool.name);
-  } finally {
-    await session.client.close();
+    selectTools(command.config.tools);
+  } catch (error) {
+    problem = error;
   }
+  if (!(problem instanceof ConfigError)) throw new Error("expected a selection it cannot serve");
+  return problemsForStderr(everyProblem(problem, args, env)).split("\n")[0] ?? "";
 }
 
-// Every test spawns processes of its own and waits on them: the suites run side by side, the short runs
-// of the first one after each other (it.sequential), so that the file starts no more than three at once.
+// The spawned servers of the suites run side by side, the short runs of the first one after each other
+// (it.sequential), so that the file starts no more than three processes at once.
 describe.concurrent("tool selection at start", () => {
+  // A toolset from a flag (checked as the tools are selected) and a switch from the environment (checked
+  // as the settings are read): the two ways a selection stops the built CLI.
   it.sequential.each([
     [
       ["--toolsets", "workspace,billing"],
       {},
       '--toolsets (MCP_TOOLSETS): unknown toolset "billing"; valid toolsets: workspace, analytics',
-    ],
-    [[], { MCP_TOOLSETS: "," }, "--toolsets (MCP_TOOLSETS) is empty; valid toolsets: workspace, analytics"],
-    [
-      [],
-      { MCP_TOOLS: "whoami,tasks_lsit" },
-      '--tools (MCP_TOOLS): unknown tool "tasks_lsit"; valid tools: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments',
     ],
     [[], { MCP_READ_ONLY: "maybe" }, 'MCP_READ_ONLY must be 1/true/yes/on or 0/false/no/off, got "maybe"'],
   ])("%j %j stops it over HTTP with exit code 2 and the valid names", async (args, env, message) => {
@@ -54,24 +61,31 @@ describe.concurrent("tool selection at start", () => {
     expect(result.stderr.split("\n")[0]).toBe(`agent-workspace-mcp: ${message}`);
   });
 
-  it("serves only the chosen tools over stdio, from flags or from the environment", async () => {
-    const [fromFlags, fromEnv] = await Promise.all([
-      listedTools(["--demo", "--toolsets", "analytics", "--read-only"]),
-      listedTools(["--demo"], { MCP_TOOLSETS: "workspace", MCP_READ_ONLY: "1" }),
-    ]);
-    expect(fromFlags).toEqual(GEO);
-    expect(fromEnv).toEqual(["whoami", "tasks_query", "agent_runs_query", "attachments_download_url"]);
+  it.each([
+    [[], { MCP_TOOLSETS: "," }, "--toolsets (MCP_TOOLSETS) is empty; valid toolsets: workspace, analytics"],
+    [
+      [],
+      { MCP_TOOLS: "whoami,tasks_lsit" },
+      '--tools (MCP_TOOLS): unknown tool "tasks_lsit"; valid tools: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments',
+    ],
+  ])("%j %j is said with the valid names (in process)", (args, env, message) => {
+    expect(selectionProblemInProcess(["--transport", "http", ...args], env)).toBe(
+      `agent-workspace-mcp: ${message}`,
+    );
   });
+
+  // The chosen tools served over stdio: from flags, by the server of "stderr logging"; from the
+  // environment (MCP_TOOLSETS, MCP_READ_ONLY), by the server of "--redis-url on stdio".
 });
 
 describe.concurrent("stderr logging", () => {
   // A concurrent test polls with its own context's expect.
-  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key", async ({
+  it("at LOG_LEVEL=warning writes a failed call's tool and status, and no info lines or key (serving only the tools --toolsets analytics --read-only chose)", async ({
     expect,
   }) => {
     const key = "stderr-secret-key-42";
     const upstream = await startRecorder(() => ({ status: 503, body: { detail: `down for ${key}` } }));
-    const session = stdioSession([], {
+    const session = stdioSession(["--toolsets", "analytics", "--read-only"], {
       LOG_LEVEL: "warning",
       WORKSPACE_API_KEY: key,
       WORKSPACE_BASE_URL: upstream.url,
@@ -79,7 +93,8 @@ describe.concurrent("stderr logging", () => {
     });
     try {
       await session.client.connect(session.transport);
-      expect((await session.client.callTool({ name: "whoami", arguments: {} })).isError).toBe(true);
+      expect((await session.client.listTools()).tools.map((tool) => tool.name)).toEqual(GEO);
+      expect((await session.client.callTool({ name: "geo_projects", arguments: {} })).isError).toBe(true);
       // The line is written before the answer; the pipe may deliver it a moment later.
       await expect.poll(session.stderr).toContain("tool call failed");
     } finally {
@@ -92,20 +107,35 @@ describe.concurrent("stderr logging", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      { time: expect.any(String), level: "error", message: "tool call failed", tool: "whoami", status: 503 },
+      {
+        time: expect.any(String),
+        level: "error",
+        message: "tool call failed",
+        tool: "geo_projects",
+        status: 503,
+      },
     ]);
     expect(session.stderr()).not.toContain(key);
   });
 });
 
 describe.concurrent("--redis-url on stdio", () => {
-  it("is ignored with one warning that quotes no URL; the tools are served from memory", async () => {
+  it("is ignored with one warning that quotes no URL; the tools chosen in the environment are served from memory", async () => {
     const password = "stdio-redis-pass-77";
     // Nothing listens on port 9: were the URL used, the warning would be about an unreachable store.
-    const session = stdioSession(["--demo"], { MCP_REDIS_URL: `redis://:${password}@127.0.0.1:9` });
+    const session = stdioSession(["--demo"], {
+      MCP_REDIS_URL: `redis://:${password}@127.0.0.1:9`,
+      MCP_TOOLSETS: "workspace",
+      MCP_READ_ONLY: "1",
+    });
     await session.client.connect(session.transport);
     try {
-      expect((await session.client.listTools()).tools).toHaveLength(14);
+      expect((await session.client.listTools()).tools.map((tool) => tool.name)).toEqual([
+        "whoami",
+        "tasks_query",
+        "agent_runs_query",
+        "attachments_download_url",
+      ]);
       expect((await session.client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
     } finally {
       await session.client.close();

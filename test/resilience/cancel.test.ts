@@ -11,7 +11,6 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDispatcher } from "../../src/clients/http.js";
@@ -19,7 +18,15 @@ import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
 import { serveHttp } from "../../src/transports/http/server.js";
 import { perUserServers } from "../../src/transports/http/user-servers.js";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "../fault-upstream.js";
-import { CLI, childEnv, httpSettings, type McpHarness, startMcp, TEST_LIMITS } from "../helpers.js";
+import {
+  CLI,
+  childEnv,
+  childStdioTransport,
+  httpSettings,
+  type McpHarness,
+  startMcp,
+  TEST_LIMITS,
+} from "../helpers.js";
 import { type HeldRetryClock, holdRetryWaits } from "../retry-clock.js";
 
 const KEY = "cancel-key-0123456789";
@@ -167,20 +174,9 @@ function stderrShows(stderr: Stream | null, text: string): Promise<void> {
   });
 }
 
-/** The built server over stdio, spawned by a client of one era. */
-async function stdioCaller(era: "2025" | "2026-07-28"): Promise<Caller> {
+/** The built server over stdio, spawned by a 2026-07-28 client (the 2025 one: "a client that goes away"). */
+async function stdioCaller(): Promise<Caller> {
   const server = { command: process.execPath, args: [CLI], env: upstreamEnv(), stderr: "pipe" as const };
-  if (era === "2025") {
-    const transport = new StdioClientTransport(server);
-    const callCancelled = stderrShows(transport.stderr, CALL_CANCELLED);
-    const client = new Client({ name: "cancel-legacy", version: "1.0.0" });
-    await client.connect(transport);
-    return {
-      call: (signal) => client.callTool({ name: "whoami", arguments: {} }, undefined, { signal }),
-      close: () => client.close(),
-      callCancelled,
-    };
-  }
   const transport = new ModernStdioTransport(server);
   const callCancelled = stderrShows(transport.stderr, CALL_CANCELLED);
   const client = modernClient();
@@ -197,8 +193,7 @@ describe.each([
   ["2025 over --stateless HTTP (the cancel is a POST of its own)", () => httpCaller("2025", ["--stateless"])],
   ["2026-07-28 over HTTP (the client closes the response stream)", () => httpCaller("2026-07-28")],
   ["2026-07-28 over --stateless HTTP", () => httpCaller("2026-07-28", ["--stateless"])],
-  ["2025 over stdio", () => stdioCaller("2025")],
-  ["2026-07-28 over stdio", () => stdioCaller("2026-07-28")],
+  ["2026-07-28 over stdio", () => stdioCaller()],
 ])("a cancelled call, %s", (_name, start) => {
   it("closes the upstream socket before the answer, and nothing is retried", async () => {
     const caller = await start();
@@ -293,7 +288,9 @@ describe("a client that goes away", () => {
     }
   });
 
-  it("a closed stdin closes the upstream socket, and the server logs the cancelled call", async () => {
+  // One spawned server: its 2025 client (SDK 1.x) first cancels a call, as every case above, then goes
+  // away with the next one in flight.
+  it("2025 over stdio: a cancelled call, then a closed stdin, each close the upstream socket before the answer; the server logs both", async () => {
     const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [CLI], {
       env: childEnv({
         WORKSPACE_BASE_URL: upstream.url,
@@ -306,21 +303,35 @@ describe("a client that goes away", () => {
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    const arrived = upstream.nextRequest();
-    send({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    });
-    send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } });
-    await arrived;
     const exited = once(child, "exit");
-    child.stdin.end();
-    await expectClosedBeforeAnswer(arrived);
-    await exited;
-    expect(stderr).toContain(CALL_CANCELLED);
+    const client = new Client({ name: "cancel-legacy", version: "1.0.0" });
+    try {
+      await client.connect(childStdioTransport(child));
+      const cancelledArrived = upstream.nextRequest();
+      const controller = new AbortController();
+      const cancelled = client.callTool({ name: "whoami", arguments: {} }, undefined, {
+        signal: controller.signal,
+      });
+      cancelled.catch(() => {});
+      await cancelledArrived;
+      controller.abort("the user changed their mind");
+      await expect(cancelled).rejects.toThrow();
+      await expectClosedBeforeAnswer(cancelledArrived);
+      // Logged once the retry loop is left for good: nothing can be retried after it.
+      await expect.poll(() => stderr).toContain(CALL_CANCELLED);
+      expect(upstream.requests).toHaveLength(1);
+
+      const leftArrived = upstream.nextRequest();
+      client.callTool({ name: "whoami", arguments: {} }).catch(() => {});
+      const left = await leftArrived;
+      await client.close(); // ends the server's stdin, and only that
+      await left.socketClosed;
+      expect(left.answered).toBe(false);
+      await exited;
+      expect(stderr.split(CALL_CANCELLED)).toHaveLength(3);
+      expect(upstream.requests).toHaveLength(2);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });

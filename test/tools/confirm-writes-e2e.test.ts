@@ -72,8 +72,11 @@ function modernClient(action: Action, asked: string[]) {
   return client;
 }
 
-/** SDK 1.x's client (2025-11-25), declaring elicitation when `action` is given. */
-function legacyClient(action: Action | undefined, asked: string[]) {
+/**
+ * SDK 1.x's client (2025-11-25), declaring elicitation when `action` is given: that answer to every
+ * question, or, given several, one to each question in turn.
+ */
+function legacyClient(action: Action | readonly Action[] | undefined, asked: string[]) {
   const client = new LegacyClient(
     { name: "confirm-legacy", version: "1.0.0" },
     { capabilities: action ? { elicitation: {} } : {} },
@@ -81,7 +84,9 @@ function legacyClient(action: Action | undefined, asked: string[]) {
   if (action) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push((request.params as { message: string }).message);
-      return answerOf(action);
+      const answer = typeof action === "string" ? action : action[asked.length - 1];
+      if (!answer) throw new Error(`asked more than ${action.length} times`);
+      return answerOf(answer);
     });
   }
   return client;
@@ -205,52 +210,49 @@ async function stdioRun<C>(
   return { upstream, asked, client: connecting };
 }
 
-const ACCEPTING = [
-  ["--confirm-writes", ["--confirm-writes"], {}],
-  ["MCP_CONFIRM_WRITES=1", [], { MCP_CONFIRM_WRITES: "1" }],
-] as const;
-
-// The stdio servers spawn before the first test, so they start while the HTTP tests run.
-let declining: StdioRun<LegacyClient>;
-const accepting = new Map<string, StdioRun<ModernClient>>();
+// The stdio servers spawn before the first test, so they start while the HTTP tests run: one reads the
+// flag and is asked twice by a 2025 client, the other reads the variable, with a 2026-07-28 client.
+let fromFlag: StdioRun<LegacyClient>;
+let fromEnv: StdioRun<ModernClient>;
 beforeAll(async () => {
-  declining = await stdioRun((recorder, asked) => {
-    const client = legacyClient("decline", asked);
+  fromFlag = await stdioRun((recorder, asked) => {
+    const client = legacyClient(["decline", "accept"], asked);
     const transport = new LegacyStdioTransport(stdioServer(recorder, ["--confirm-writes"]));
     return { client, connect: () => client.connect(transport) };
   });
-  for (const [name, args, env] of ACCEPTING) {
-    const run = await stdioRun((recorder, asked) => {
-      const client = modernClient("accept", asked);
-      const transport = new ModernStdioTransport(stdioServer(recorder, [...args], env));
-      return { client, connect: () => client.connect(transport) };
-    });
-    accepting.set(name, run);
-  }
+  fromEnv = await stdioRun((recorder, asked) => {
+    const client = modernClient("accept", asked);
+    const transport = new ModernStdioTransport(stdioServer(recorder, [], { MCP_CONFIRM_WRITES: "1" }));
+    return { client, connect: () => client.connect(transport) };
+  });
 });
 afterAll(async () => {
   // Closes what a test did not take (one filtered out); closing twice is harmless.
-  const runs = [declining, ...accepting.values()];
+  const runs = [fromFlag, fromEnv];
   await Promise.allSettled(runs.map(async (run) => (await run.client).close()));
   await Promise.all(runs.map((run) => run.upstream.close()));
 });
 
 describe("stdio, the built CLI", () => {
-  it("a 2025 client (SDK 1.x) that declines: asked, nothing sent", async () => {
-    const { client: connecting, asked, upstream } = declining;
+  it("--confirm-writes, a 2025 client (SDK 1.x): declined, nothing sent; then accepted, exactly one comment sent", async () => {
+    const { client: connecting, asked, upstream } = fromFlag;
     const client = await connecting;
     try {
-      const result = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      const declined = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
       expect(asked).toEqual([SHOWN]);
-      expect(result.structuredContent).toEqual({ sent: false, decision: "declined" });
+      expect(declined.structuredContent).toEqual({ sent: false, decision: "declined" });
       expect(commentPosts(upstream)).toEqual([]);
+      const accepted = (await client.callTool({ name: "tasks_comments", arguments: ARGS })) as CallToolResult;
+      expect(asked).toEqual([SHOWN, SHOWN]);
+      expect(accepted.structuredContent).toEqual(COMMENT);
+      expect(commentPosts(upstream)).toEqual([{ action: "create", ...ARGS }]);
     } finally {
       await client.close();
     }
   });
 
-  it.each(ACCEPTING)("%s: asked, and on accept exactly one comment is sent", async (name) => {
-    const { client: connecting, asked, upstream } = accepting.get(name) as StdioRun<ModernClient>;
+  it("MCP_CONFIRM_WRITES=1, a 2026-07-28 client (SDK v2): asked, and on accept exactly one comment is sent", async () => {
+    const { client: connecting, asked, upstream } = fromEnv;
     const client = await connecting;
     try {
       await client.callTool({ name: "tasks_comments", arguments: ARGS });
