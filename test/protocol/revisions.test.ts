@@ -42,7 +42,8 @@ const stdioServer = {
 interface StdioClients {
   /**
    * SDK v2's on 2026-07-28, declaring MCP Apps as a host that renders views does (over stdio it sends
-   * its server/discover probe to a short-lived process of its own first, then starts its session's).
+   * its server/discover probe to a short-lived process of its own first, then starts its session's:
+   * the one client of the suite on the SDK's base transport, so that this path stays covered).
    */
   modern: Promise<ModernClient>;
   /** SDK 1.x's on 2025-11-25, declaring nothing. */

@@ -9,7 +9,6 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from "@modelcontextprotocol/client";
-import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -28,6 +27,7 @@ import {
   TEST_LIMITS,
 } from "../helpers.js";
 import { type HeldRetryClock, holdRetryWaits } from "../retry-clock.js";
+import { InPlaceStdioClientTransport } from "../stdio-client.js";
 
 const KEY = "cancel-key-0123456789";
 const ANSWER_AFTER_MS = 10_000;
@@ -177,7 +177,7 @@ function stderrShows(stderr: Stream | null, text: string): Promise<void> {
 /** The built server over stdio, spawned by a 2026-07-28 client (the 2025 one: "a client that goes away"). */
 async function stdioCaller(): Promise<Caller> {
   const server = { command: process.execPath, args: [CLI], env: upstreamEnv(), stderr: "pipe" as const };
-  const transport = new ModernStdioTransport(server);
+  const transport = new InPlaceStdioClientTransport(server);
   const callCancelled = stderrShows(transport.stderr, CALL_CANCELLED);
   const client = modernClient();
   await client.connect(transport);

@@ -7,7 +7,6 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from "@modelcontextprotocol/client";
-import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -21,6 +20,7 @@ import {
   SPAN_KIND_SERVER,
   startOtlpReceiver,
 } from "../otlp-receiver.js";
+import { InPlaceStdioClientTransport } from "../stdio-client.js";
 
 const PERSON_TEXT = "Call the plumber about Hortensia's leak";
 const ERAS = ["2025", "2026-07-28"] as const;
@@ -94,7 +94,7 @@ async function overStdio(era: Era): Promise<Run> {
       callLog: () => stderr,
     };
   }
-  const transport = new ModernStdioTransport(params);
+  const transport = new InPlaceStdioClientTransport(params);
   transport.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });

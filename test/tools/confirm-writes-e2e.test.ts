@@ -8,7 +8,6 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from "@modelcontextprotocol/client";
-import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -17,6 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { MAX_CONFIRMATION_CHARS } from "../../src/tools/confirm.js";
 import { CLI, childEnv, type Recorder, startRecorder, textOf } from "../helpers.js";
 import { type HttpHarness, startHttp } from "../http-helpers.js";
+import { InPlaceStdioClientTransport } from "../stdio-client.js";
 
 const MODERN = "2026-07-28";
 const KEY = "confirm-e2e-key-0123456789";
@@ -222,7 +222,7 @@ beforeAll(async () => {
   });
   fromEnv = await stdioRun((recorder, asked) => {
     const client = modernClient("accept", asked);
-    const transport = new ModernStdioTransport(stdioServer(recorder, [], { MCP_CONFIRM_WRITES: "1" }));
+    const transport = new InPlaceStdioClientTransport(stdioServer(recorder, [], { MCP_CONFIRM_WRITES: "1" }));
     return { client, connect: () => client.connect(transport) };
   });
 });
