@@ -1,4 +1,4 @@
-// Two tiers, each runnable alone (`vitest run --project unit`, or `e2e`); `npm test` runs both.
+// Two tiers, each runnable alone (`vitest run --project unit`, or `e2e`); `npm test` runs both at once.
 // unit: the server in the test process, its client in memory; upstreams on loopback. No build needed.
 // e2e: transports and packaging over real sockets: the HTTP transport in process, the built CLI spawned.
 // The scale-out and container image tests run apart (vitest.scale.config.ts, vitest.image.config.ts), as
@@ -34,6 +34,8 @@ const SCALE = "test/**/*.scale.test.ts";
 /** Needs Prometheus: npm run test:telemetry (vitest.telemetry.config.ts). */
 const PROMETHEUS = "test/**/*.prometheus.test.ts";
 const IMAGE = "test/**/*.image.test.ts";
+/** `vitest run --project unit` (or e2e): one tier alone. */
+const ONE_TIER = process.argv.some((arg) => arg === "--project" || arg.startsWith("--project="));
 
 export default defineConfig({
   test: {
@@ -46,16 +48,22 @@ export default defineConfig({
     // A worker keeps its modules from one file to the next (the schemas are converted once per worker,
     // not per file); test/setup-logs.ts resets the one piece of shared state a test may change.
     isolate: false,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "unit",
-          include: ["test/**/*.test.ts"],
-          exclude: [SCALE, IMAGE, PROMETHEUS, ...E2E],
-        },
-      },
-      { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE, PROMETHEUS] } },
-    ],
+    // Run whole, both tiers share the pool: vitest gives each project workers of its own, which would
+    // import the server's modules again (about 7 CPU-s more). The projects are there to run one tier.
+    ...(ONE_TIER
+      ? {
+          projects: [
+            {
+              extends: true,
+              test: {
+                name: "unit",
+                include: ["test/**/*.test.ts"],
+                exclude: [SCALE, IMAGE, PROMETHEUS, ...E2E],
+              },
+            },
+            { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE, PROMETHEUS] } },
+          ],
+        }
+      : { include: ["test/**/*.test.ts"], exclude: [SCALE, IMAGE, PROMETHEUS] }),
   },
 });
