@@ -10,7 +10,7 @@ import { build } from "esbuild";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** `{ [tool name]: { input, output } }`, as JSON text for esbuild's `define`. */
+/** `{ [tool name]: { input, output } }` as JSON text, itself as a JSON string for esbuild's `define`. */
 export async function publishedSchemasDefine() {
   // Inside the checkout, so that the module's imports of zod and the SDK resolve from its node_modules.
   const cache = join(ROOT, "node_modules", ".cache");
@@ -33,7 +33,7 @@ export async function publishedSchemasDefine() {
     const schemas = Object.fromEntries(
       TOOL_LIST.tools.map((tool) => [tool.name, { input: tool.inputSchema, output: tool.outputSchema }]),
     );
-    return JSON.stringify(schemas);
+    return JSON.stringify(JSON.stringify(schemas));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -23,9 +23,13 @@ export interface PreparedTool {
 
 type JsonSchema = Record<string, unknown>;
 
-/** Each tool's published schemas, converted by the build; not defined in the unbundled modules. */
-declare const __PUBLISHED_SCHEMAS__: Record<string, { input: JsonSchema; output: JsonSchema }> | undefined;
-const BUILT_SCHEMAS = typeof __PUBLISHED_SCHEMAS__ === "object" ? __PUBLISHED_SCHEMAS__ : undefined;
+/**
+ * Each tool's published schemas, converted by the build, as JSON text (a string is written where it is
+ * used, here, rather than into a chunk every entry loads); not defined in the unbundled modules.
+ */
+declare const __PUBLISHED_SCHEMAS__: string | undefined;
+const BUILT_SCHEMAS: Record<string, { input: JsonSchema; output: JsonSchema }> | undefined =
+  typeof __PUBLISHED_SCHEMAS__ === "string" ? JSON.parse(__PUBLISHED_SCHEMAS__) : undefined;
 
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
 
