@@ -10,7 +10,7 @@ import { CLI, childEnv, TOOL_NAMES } from "./helpers.js";
 
 /** What the tests use of an MCP client: SDK 1.x's and SDK v2's both fit. */
 export interface ToolClient {
-  listTools(): Promise<{ tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[] }>;
+  listTools(): Promise<{ tools: ListedTool[] }>;
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
 }
 
@@ -72,15 +72,22 @@ export function checkResult(name: string, result: CallToolResult, sandbox: Sandb
   }
 }
 
-/** Each tool's name and JSON Schemas. */
-const schemasOf = (tools: { name: string; inputSchema?: unknown; outputSchema?: unknown }[]) =>
+type ListedTool = { name: string; inputSchema?: unknown; outputSchema?: unknown };
+const schemasOf = (tools: ListedTool[]) =>
   tools.map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, outputSchema }));
+
+/**
+ * A built server's tools carry the schemas the build converted (scripts/published-schemas.mjs): each
+ * must be what the sources convert to at load.
+ */
+export function expectSchemasOfSources(tools: ListedTool[]): void {
+  expect(schemasOf(tools)).toEqual(schemasOf(TOOL_LIST.tools));
+}
 
 export async function exerciseEveryTool(client: ToolClient, sandbox: Sandbox): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
-  // The build converts the schemas for dist/cli.js; they must be what the sources convert to at load.
-  expect(schemasOf(tools)).toEqual(schemasOf(TOOL_LIST.tools));
+  expectSchemasOfSources(tools);
   for (const [name, args] of callsFor(sandbox.ids)) {
     checkResult(name, (await client.callTool({ name, arguments: args })) as CallToolResult, sandbox);
   }

@@ -16,9 +16,10 @@ import {
 import { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { ENDPOINTS, TOOL_LIST } from "../../src/tools/register.js";
+import { ENDPOINTS } from "../../src/tools/register.js";
 import { REPORT_VIEW_FILE } from "../../src/views/html.js";
 import { REPORT_VIEW_URI, VIEW_MIME_TYPE } from "../../src/views/report-view.js";
+import { expectSchemasOfSources } from "../every-tool.js";
 import { InPlaceStdioClientTransport } from "../stdio-client.js";
 import { takingTurns } from "../turns.js";
 
@@ -170,9 +171,7 @@ describe.each(ERAS)("the unpacked bundle, to a $era client ($version) over stdio
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(ENDPOINTS.map((endpoint) => endpoint.name));
-      // The bundle's schemas were converted when it was built: they are what the sources convert to.
-      const schemas = (list: typeof tools) => list.map((tool) => [tool.inputSchema, tool.outputSchema]);
-      expect(schemas(tools)).toEqual(schemas(TOOL_LIST.tools));
+      expectSchemasOfSources(tools);
       const result = await client.callTool({ name: "whoami", arguments: { response_format: "full" } });
       expect(result.isError).toBeUndefined();
       // The demo's sandbox is seeded as the test's own: the same identity and projects.
