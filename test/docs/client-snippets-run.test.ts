@@ -125,11 +125,18 @@ function launchesOf(id: string, text: string): Launch[] {
   throw new Error(`${id}: not a client block`);
 }
 
-/** What `cmd /c <command> <args>` runs on Windows: the command, with its arguments. */
-function withoutCmd(launch: Launch): Launch {
-  if (launch.kind !== "stdio" || launch.command !== "cmd") return launch;
+/**
+ * What the client runs for a launch: `cmd /c <command> <args>` (Windows) runs the command with its
+ * arguments, and VS Code fills each `${input:…}` with what the user typed when asked: their key.
+ */
+function asStarted(launch: Launch, key: string): Launch {
+  if (launch.kind !== "stdio") return launch;
+  const env = Object.fromEntries(
+    Object.entries(launch.env).map(([name, value]) => [name, value.replace(/^\$\{input:[\w-]+\}$/, key)]),
+  );
+  if (launch.command !== "cmd") return { ...launch, env };
   expect(launch.args[0]).toBe("/c");
-  return { ...launch, command: launch.args[1]!, args: launch.args.slice(2) };
+  return { ...launch, command: launch.args[1]!, args: launch.args.slice(2), env };
 }
 
 let work: string;
@@ -204,20 +211,13 @@ async function connect(launch: Launch): Promise<Client> {
     );
     return client;
   }
-  // VS Code fills ${input:…} with what the user typed when asked.
-  const env = Object.fromEntries(
-    Object.entries(launch.env).map(([key, value]) => [
-      key,
-      value.replace(/^\$\{input:[\w-]+\}$/, "typed-key"),
-    ]),
-  );
   await client.connect(
     new StdioClientTransport({
       command: launch.command,
       args: launch.args,
       // npm_config_prefix: where the install step put the package, which npx finds there as it would
       // find the published one on the registry.
-      env: { ...env, MCP_DEMO: "1", PATH: userPath(), npm_config_prefix: prefix },
+      env: { ...launch.env, MCP_DEMO: "1", PATH: userPath(), npm_config_prefix: prefix },
       cwd: join(work, "cwd"),
       stderr: "ignore",
     }),
@@ -259,7 +259,7 @@ const RUNNABLE = Object.entries(SNIPPETS)
 /** The launches of a block, as its test reads them (none if they cannot be read: its test says why). */
 function launchesOrNone(id: string, placeholders: ReturnType<typeof values>): Launch[] {
   try {
-    return launchesOf(id, filledIn(id, placeholders)).map(withoutCmd);
+    return launchesOf(id, filledIn(id, placeholders)).map((launch) => asStarted(launch, placeholders.key));
   } catch {
     return [];
   }
@@ -287,7 +287,9 @@ describe("client set-ups of the docs, started as written against the sandbox", (
   it.each(RUNNABLE)(
     "%s: lists the 14 tools and calls whoami",
     async (id) => {
-      const launches = launchesOf(id, filledIn(id, values())).map(withoutCmd);
+      const launches = launchesOf(id, filledIn(id, values())).map((launch) =>
+        asStarted(launch, values().key),
+      );
       expect(launches.length).toBeGreaterThan(0);
       for (const launch of launches) {
         const { tools, result } = await listAndCall(launch);
