@@ -1,20 +1,22 @@
 // End to end: the built server (dist/cli.js) spawned as a real process, over stdio and over HTTP,
-// driven by the SDK's Client, against the sandbox. `npm test` builds dist/ first.
+// driven by the SDK's Client, against the sandbox. `npm test` builds dist/ first; test:node-versions
+// runs this file on the lowest Node the package allows. --demo over stdio, in every protocol revision,
+// is test/protocol/revisions.test.ts's.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { USAGE } from "../../src/config/help.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { sandboxGuide } from "../../src/server.js";
 import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
-import { CLI, childEnv, childStdioTransport, runCli } from "../helpers.js";
+import { CLI, childEnv, childStdioTransport, runCli, settingsOutcomeInProcess } from "../helpers.js";
 
-// Each test spawns its own processes and waits on them: the three serving ones run side by side
+// Each test spawns its own processes and waits on them: the two serving ones run side by side
 // (describe.concurrent), then the short runs, one test after the other (it.sequential), so that the
-// file starts no more than three servers at once. The configured stdio server is also the one that
+// file starts no more than two servers at once. The configured stdio server is also the one that
 // shows the process ends when its client closes stdin.
 describe.concurrent("the built server, spawned", () => {
   let sandbox: Sandbox;
@@ -50,25 +52,6 @@ describe.concurrent("the built server, spawned", () => {
     }
   });
 
-  it("over stdio with --demo: every tool works with no configuration at all", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "--demo"],
-      env: childEnv(),
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "e2e-demo", version: "1.0.0" });
-    await client.connect(transport);
-    try {
-      // The assistant is told the date the sandbox's data runs to.
-      expect(client.getInstructions()?.split("\n").at(-1)).toBe(sandboxGuide(sandbox.today));
-      // The demo's sandbox is seeded like this one, so the same ids hold.
-      await exerciseEveryTool(client, sandbox);
-    } finally {
-      await client.close();
-    }
-  });
-
   it("over HTTP with --demo: /healthz answers and every tool works; SIGTERM exits 0", async () => {
     const child = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
       env: childEnv(),
@@ -99,41 +82,44 @@ describe.concurrent("the built server, spawned", () => {
   it.sequential("--version prints the package version and --help the usage, on stdout", async () => {
     const [version, help] = await Promise.all([runCli(["--version"]), runCli(["--help"])]);
     expect(version).toEqual({ code: 0, stdout: `${SERVER_VERSION}\n`, stderr: "" });
-    expect([help.code, help.stderr]).toEqual([0, ""]);
-    expect(help.stdout.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
+    expect(help).toEqual({ code: 0, stdout: USAGE, stderr: "" });
+    expect(USAGE.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  it.sequential("a malformed setting or flag stops it over HTTP with the problem and that setting's help line only", async () => {
-    const [badProject, badFlag, unknownFlag] = await Promise.all([
-      runCli(["--transport", "http"], { WORKSPACE_PROJECT_ID: "not-a-uuid" }),
-      runCli(["--transport", "websocket"]),
-      runCli(["--transport", "http", "--bogus"]),
-    ]);
-    expect(badProject).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: [
+  // Each case's words in process, by the steps src/cli.ts takes; the transport it cannot use spawned, to
+  // hold that the process writes the same, nothing to stdout, and exits 2 rather than serve stdio.
+  it.each([
+    [
+      ["--transport", "http"],
+      { WORKSPACE_PROJECT_ID: "not-a-uuid" },
+      [
         'agent-workspace-mcp: WORKSPACE_PROJECT_ID must be a uuid, got "not-a-uuid"',
         "  --workspace-project-id <uuid>   default project of the workspace tools (env WORKSPACE_PROJECT_ID)",
-        "(agent-workspace-mcp --help lists every setting)",
-        "",
-      ].join("\n"),
-    });
-    expect(badFlag).toEqual({
-      code: 2,
-      stdout: "",
-      stderr: [
+      ],
+    ],
+    [
+      ["--transport", "websocket"],
+      {},
+      [
         'agent-workspace-mcp: --transport must be stdio or http, got "websocket"',
         "  --transport <stdio|http>        how clients connect: stdio or http (default: stdio; env MCP_TRANSPORT)",
-        "(agent-workspace-mcp --help lists every setting)",
-        "",
-      ].join("\n"),
-    });
-    expect(unknownFlag).toEqual({
-      code: 2,
-      stdout: "",
-      stderr:
-        "agent-workspace-mcp: Unknown option '--bogus'\n(agent-workspace-mcp --help lists every setting)\n",
-    });
+      ],
+    ],
+    [["--transport", "http", "--bogus"], {}, ["agent-workspace-mcp: Unknown option '--bogus'"]],
+  ])(
+    "%j %j, malformed, stops it with the problem and that setting's help line only (in process)",
+    (args, env, lines) => {
+      expect(settingsOutcomeInProcess(args, env as Record<string, string>)).toEqual({
+        stops: true,
+        stderr: [...lines, "(agent-workspace-mcp --help lists every setting)", ""].join("\n"),
+      });
+    },
+  );
+
+  it.sequential("a malformed setting stops the built CLI as worked out in process: exit code 2, that stderr, nothing on stdout", async () => {
+    const args = ["--transport", "websocket"];
+    const inProcess = settingsOutcomeInProcess(args);
+    expect(inProcess?.stops).toBe(true);
+    expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
   });
 });

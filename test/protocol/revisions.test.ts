@@ -1,8 +1,9 @@
 // Every protocol revision over every transport, against the demo sandbox of the built CLI: SDK v2's
 // client speaking 2026-07-28, SDK 1.x's client speaking 2025-11-25 and SDK v2's client on the older 2025
-// revisions, over stdio, HTTP with sessions and HTTP --stateless. Each subject (every tool, the prompts,
-// the report view) has its own describe block; the processes serve them all. A stdio process serves one
-// client, so each stdio client is connected once, before the tests, and serves every subject in turn.
+// revisions, over stdio, HTTP with sessions and HTTP --stateless. Each subject (every tool, the
+// instructions, the prompts, the report view) has its own describe block; the processes serve them all.
+// A stdio process serves one client, so each stdio client is connected once, before the tests, and
+// serves every subject in turn.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   Client as ModernClient,
@@ -13,6 +14,7 @@ import { StdioClientTransport as LegacyStdioTransport } from "@modelcontextproto
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_SINGLE_PROJECT_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { sandboxGuide } from "../../src/server.js";
 import { exerciseEveryTool, type SpawnedDemoHttp, spawnDemoHttp } from "../every-tool.js";
 import { CLI, childEnv } from "../helpers.js";
 import {
@@ -181,6 +183,19 @@ describe("every tool", () => {
       });
       expect(discovered?.instructions).toContain("Agent-workspace tools");
     });
+  });
+});
+
+// The demo's instructions end with the date its sandbox's data runs to, so that the assistant asks for
+// periods that have data.
+describe("the instructions", () => {
+  it("over stdio, in both eras: --demo's end with the date the sandbox's data runs to", async () => {
+    const modern = await stdio.modern;
+    const { client: legacy } = await stdio.legacy;
+    expect(modern.getNegotiatedProtocolVersion()).toBe(MODERN);
+    for (const client of [modern, legacy]) {
+      expect(client.getInstructions()?.split("\n").at(-1)).toBe(sandboxGuide(sandbox.today));
+    }
   });
 });
 
