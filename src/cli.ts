@@ -1,39 +1,16 @@
 #!/usr/bin/env node
-// Entry point: flags and environment -> config -> serve (src/serve.ts: sandbox, store, server factory,
-// transport). Reading the settings loads only the settings' own modules: --help, --version and settings
-// that stop the process answer before the server, its SDK and its schemas are loaded.
-import { helpLinesOf, USAGE } from "./config/help.js";
-import { assertOAuthSettings, parseCommandLine } from "./config/parse.js";
-import { ConfigError } from "./config/types.js";
+// Entry point: flags and environment -> what to do (src/start-decision.ts) -> serve (src/serve.ts:
+// sandbox, store, server factory, transport). Deciding loads only the settings' own modules: --help,
+// --version and settings that stop the process answer before the server, its SDK and its schemas load.
+import { USAGE } from "./config/help.js";
+import type { ConfigError } from "./config/types.js";
 import { log, setLogLevel } from "./log.js";
-import { everyProblem, problemsForStderr, problemsText, transportAskedFor } from "./settings-problems.js";
-import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+import { problemsText } from "./settings-problems.js";
+import { decideStart } from "./start-decision.js";
+import { SERVER_VERSION } from "./version.js";
 
-/** Runs a step of reading the configuration; a ConfigError stops the process with exit code 2. */
-function orExitOnConfigError<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    // What is wrong and the help line of each setting it concerns; --help lists them all.
-    const lines = [
-      `${SERVER_NAME}: ${error.message}`,
-      ...helpLinesOf(error),
-      `(${SERVER_NAME} --help lists every setting)`,
-    ];
-    process.stderr.write(`${lines.join("\n")}\n`);
-    process.exit(2);
-  }
-}
-
-/**
- * Settings that cannot be used: stderr says what is wrong; over HTTP that ends the process (exit 2),
- * over stdio the server still connects and says it in every answer (src/settings-problems.ts).
- */
-function serveProblems(first: ConfigError, argv: string[]): void {
-  const problems = everyProblem(first, argv, process.env);
-  process.stderr.write(problemsForStderr(problems));
-  if (transportAskedFor(argv, process.env) !== "stdio") process.exit(2);
+/** Settings that cannot be used, over stdio: the server still connects and says it in every answer. */
+function serveProblems(problems: ConfigError[], argv: string[]): void {
   log("warning", "settings cannot be used: serving stdio, every call answers with what is wrong");
   const text = problemsText(problems, argv, process.env);
   void Promise.all([import("./transports/stdio.js"), import("./problem-server.js")]).then(
@@ -46,40 +23,29 @@ function serveProblems(first: ConfigError, argv: string[]): void {
   );
 }
 
-/** A step of reading the configuration, or the ConfigError that stopped it. */
-function settingsOrProblem<T>(read: () => T): T | ConfigError {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-}
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const command = settingsOrProblem(() => parseCommandLine(argv, process.env));
-  if (command instanceof ConfigError) return serveProblems(command, argv);
-  if (command.kind === "help") {
-    process.stdout.write(USAGE);
-    return;
+  const decision = await decideStart(argv, process.env);
+  switch (decision.kind) {
+    case "help":
+      process.stdout.write(USAGE);
+      return;
+    case "version":
+      process.stdout.write(`${SERVER_VERSION}\n`);
+      return;
+    case "stop":
+      process.stderr.write(decision.stderr);
+      process.exit(2);
+      return;
+    case "serve problems":
+      process.stderr.write(decision.stderr);
+      return serveProblems(decision.problems, argv);
+    case "serve": {
+      setLogLevel(decision.config.logLevel);
+      const { serve } = await import("./serve.js");
+      await serve(decision.config, decision.tools);
+    }
   }
-  if (command.kind === "version") {
-    process.stdout.write(`${SERVER_VERSION}\n`);
-    return;
-  }
-  const { config } = command;
-  orExitOnConfigError(() => assertOAuthSettings(config));
-  if (config.transport === "http") {
-    const { assertSafeBinding } = await import("./transports/http/guards.js");
-    orExitOnConfigError(() => assertSafeBinding(config.http));
-  }
-  const { selectTools } = await import("./tools/selection.js");
-  const tools = settingsOrProblem(() => selectTools(config.tools));
-  if (tools instanceof ConfigError) return serveProblems(tools, argv);
-  setLogLevel(config.logLevel);
-  const { serve } = await import("./serve.js");
-  await serve(config, tools);
 }
 
 main().catch((error: unknown) => {

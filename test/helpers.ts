@@ -23,15 +23,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createDispatcher } from "../src/clients/http.js";
 import { createUpstreams } from "../src/clients/index.js";
-import { assertOAuthSettings, parseCommandLine } from "../src/config/parse.js";
-import { ConfigError, type HttpSettings, type UpstreamSettings } from "../src/config/types.js";
+import { parseCommandLine } from "../src/config/parse.js";
+import type { HttpSettings, UpstreamSettings } from "../src/config/types.js";
 import type { Sandbox } from "../src/sandbox/index.js";
 import { buildServer, type ServerOptions } from "../src/server.js";
-import { everyProblem, problemsForStderr, transportAskedFor } from "../src/settings-problems.js";
+import { decideStart } from "../src/start-decision.js";
 import type { ApiName } from "../src/tools/definition.js";
 import { ALL_TOOL_NAMES, ENDPOINTS } from "../src/tools/register.js";
-import { selectTools } from "../src/tools/selection.js";
-import { assertSafeBinding } from "../src/transports/http/guards.js";
 import { serveHttp } from "../src/transports/http/server.js";
 import { perUserServers } from "../src/transports/http/user-servers.js";
 
@@ -354,46 +352,20 @@ export interface SettingsOutcome {
   stderr: string;
 }
 
-/** A step of reading the settings, or the ConfigError that stopped it. */
-function settingsStep<T>(step: () => T): T | ConfigError {
-  try {
-    return step();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-}
-
 /**
- * What runCli(args, env) meets before the server is loaded, worked out in process by the steps of
- * src/cli.ts: the settings read, --oauth's checks, a binding beyond loopback (HTTP), the tools selected.
- * Undefined when every step passes. A file that checks its cases with this spawns the CLI for one of
- * them, to hold that the process writes the same to stderr, nothing to stdout, and exits as said.
+ * What runCli(args, env) writes and whether it stops, before the server is loaded, asked of the CLI's own
+ * decision (src/start-decision.ts) in process: undefined when the settings can be served. A file that
+ * checks its cases with this spawns the CLI for one of them, to hold that the process writes the same to
+ * stderr, nothing to stdout, and exits as said.
  */
-export function settingsOutcomeInProcess(
+export async function settingsOutcomeInProcess(
   args: string[],
   given: Record<string, string> = {},
-): SettingsOutcome | undefined {
-  const env = childEnv(given);
-  // Read wrong or a selection it cannot serve: every problem said; HTTP (or a transport it cannot tell) stops.
-  const served = (first: ConfigError) => ({
-    stops: transportAskedFor(args, env) !== "stdio",
-    stderr: problemsForStderr(everyProblem(first, args, env)),
-  });
-  // --oauth's checks and the binding's stop any transport, with the one problem in the same words.
-  const stopped = (error: ConfigError) => ({ stops: true, stderr: problemsForStderr([error]) });
-  const command = settingsStep(() => parseCommandLine(args, env));
-  if (command instanceof ConfigError) return served(command);
-  if (command.kind !== "serve") return undefined;
-  const { config } = command;
-  const oauth = settingsStep(() => assertOAuthSettings(config));
-  if (oauth instanceof ConfigError) return stopped(oauth);
-  if (config.transport === "http") {
-    const binding = settingsStep(() => assertSafeBinding(config.http));
-    if (binding instanceof ConfigError) return stopped(binding);
-  }
-  const tools = settingsStep(() => selectTools(config.tools));
-  return tools instanceof ConfigError ? served(tools) : undefined;
+): Promise<SettingsOutcome | undefined> {
+  const decision = await decideStart(args, childEnv(given));
+  if (decision.kind === "stop") return { stops: true, stderr: decision.stderr };
+  if (decision.kind === "serve problems") return { stops: false, stderr: decision.stderr };
+  return undefined;
 }
 
 /**

@@ -108,8 +108,8 @@ describe.concurrent("the built server, spawned", () => {
     [["--transport", "http", "--bogus"], {}, ["agent-workspace-mcp: Unknown option '--bogus'"]],
   ])(
     "%j %j, malformed, stops it with the problem and that setting's help line only (in process)",
-    (args, env, lines) => {
-      expect(settingsOutcomeInProcess(args, env as Record<string, string>)).toEqual({
+    async (args, env, lines) => {
+      expect(await settingsOutcomeInProcess(args, env as Record<string, string>)).toEqual({
         stops: true,
         stderr: [...lines, "(agent-workspace-mcp --help lists every setting)", ""].join("\n"),
       });
@@ -118,7 +118,7 @@ describe.concurrent("the built server, spawned", () => {
 
   it.sequential("a malformed setting stops the built CLI as worked out in process: exit code 2, that stderr, nothing on stdout", async () => {
     const args = ["--transport", "websocket"];
-    const inProcess = settingsOutcomeInProcess(args);
+    const inProcess = await settingsOutcomeInProcess(args);
     expect(inProcess?.stops).toBe(true);
     expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
   });

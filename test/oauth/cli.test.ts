@@ -80,8 +80,8 @@ describe.concurrent("settings --oauth cannot use", () => {
       "--host 0.0.0.0 is beyond loopback: with --oauth, give --public-url, the origin clients reach this server at",
       PUBLIC_URL_LINE,
     ],
-  ])("%j %j stops with exit code 2, saying why (in process)", (args, env, message, helpLine) => {
-    expect(settingsOutcomeInProcess(args, env as Record<string, string>)).toEqual({
+  ])("%j %j stops with exit code 2, saying why (in process)", async (args, env, message, helpLine) => {
+    expect(await settingsOutcomeInProcess(args, env as Record<string, string>)).toEqual({
       stops: true,
       stderr: stderrOf(message, helpLine),
     });
@@ -89,7 +89,7 @@ describe.concurrent("settings --oauth cannot use", () => {
 
   it("the built CLI does as worked out in process, over stdio too: exit code 2, that stderr, nothing on stdout", async () => {
     const args = ["--oauth", "--demo"];
-    const inProcess = settingsOutcomeInProcess(args);
+    const inProcess = await settingsOutcomeInProcess(args);
     expect(inProcess?.stops).toBe(true);
     expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
   });

@@ -253,9 +253,9 @@ describe("settings telemetry cannot use stop the server with exit code 2", () =>
     });
   });
 
-  it("a metrics port that is the MCP port (in process)", () => {
+  it("a metrics port that is the MCP port (in process)", async () => {
     expect(
-      settingsOutcomeInProcess(["--transport", "http", "--port", "3999", "--metrics-port", "3999"]),
+      await settingsOutcomeInProcess(["--transport", "http", "--port", "3999", "--metrics-port", "3999"]),
     ).toEqual({
       stops: true,
       stderr: [
