@@ -169,6 +169,32 @@ const slugify = (text: string) =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 
+/**
+ * The citations first seen by an instant, in list order (the order the answers sample them in). The
+ * list changes only where an instant passes a citation's first_seen, so each distinct list is built once
+ * and shared, rather than filtering every citation for every answer.
+ */
+function citableLists<C extends { first_seen: string }>(citations: C[]): (at: number) => C[] {
+  const times = citations.map((c) => Date.parse(c.first_seen));
+  const ascending = [...times].sort((a, b) => a - b);
+  const bySeenCount: C[][] = [];
+  return (at) => {
+    let seen = 0; // how many first_seen times are <= at: a binary search over the sorted times
+    for (let high = ascending.length; seen < high; ) {
+      const mid = (seen + high) >>> 1;
+      if (ascending[mid]! <= at) seen = mid + 1;
+      else high = mid;
+    }
+    let list = bySeenCount[seen];
+    if (!list) {
+      const last = seen === 0 ? -Infinity : ascending[seen - 1]!;
+      list = citations.filter((_, i) => times[i]! <= last);
+      bySeenCount[seen] = list;
+    }
+    return list;
+  };
+}
+
 function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
   const models = MODELS.map(([name, provider]) => ({ id: rng.uuid(), name, provider }));
   const rivals = [...BRANDS, ...MORE_BRANDS].filter((b) => b !== brand);
@@ -245,7 +271,7 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
     };
   });
 
-  const citationTimes = citations.map((c) => Date.parse(c.first_seen));
+  const citableAt = citableLists(citations);
   const answers: ProjectData["answers"] = [];
   prompts.forEach((prompt, p) => {
     const born = Date.parse(prompt.created_date);
@@ -257,7 +283,7 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
           ...(rng.chance(0.45) ? [websites[0]!] : []),
           ...rng.sample(competitors, rng.int(0, 3)),
         ];
-        const citable = citations.filter((_, i) => citationTimes[i]! <= date);
+        const citable = citableAt(date);
         answers.push({
           promptId: prompt.id,
           date,
