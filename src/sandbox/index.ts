@@ -19,16 +19,14 @@ import type { AnalyticsIds } from "./analytics-types.js";
 import { type Account, type Body, type Ctx, RawReply, type SandboxState } from "./context.js";
 import { Rng, SANDBOX_TODAY } from "./random.js";
 import { queryRuns } from "./runs.js";
-import { seedAnalytics } from "./seed-analytics.js";
-import { seedWorkspace } from "./seed-workspace.js";
 import { sentimentReport } from "./sentiments.js";
 import { queryTasks } from "./tasks.js";
 import type { WorkspaceIds } from "./types.js";
 import { HttpError } from "./validate.js";
 import { createComment, downloadUrl, serveFile, whoami } from "./workspace.js";
+import { freshWorld, SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "./world.js";
 
-export const SANDBOX_API_KEY = "sandbox-key";
-export const SANDBOX_SINGLE_PROJECT_API_KEY = "sandbox-key-single";
+export { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY };
 
 export interface RecordedRequest {
   method: string;
@@ -177,8 +175,7 @@ async function handle(
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const workspace = seedWorkspace();
-  const analytics = seedAnalytics(SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY);
+  const { workspace, analytics } = freshWorld();
   const accounts = new Map<string, Account>([
     [
       SANDBOX_API_KEY,
