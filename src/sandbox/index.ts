@@ -24,7 +24,7 @@ import { queryTasks } from "./tasks.js";
 import type { WorkspaceIds } from "./types.js";
 import { HttpError } from "./validate.js";
 import { createComment, downloadUrl, serveFile, whoami } from "./workspace.js";
-import { freshWorld, SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "./world.js";
+import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY, SandboxWorld } from "./world.js";
 
 export { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY };
 
@@ -175,24 +175,23 @@ async function handle(
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const { workspace, analytics } = freshWorld();
+  const world = new SandboxWorld();
+  const { mainUser, singleUser, acme, hopper } = world.workspaceDirectory;
   const accounts = new Map<string, Account>([
-    [
-      SANDBOX_API_KEY,
-      { key: SANDBOX_API_KEY, userId: workspace.ids.mainUserId, workspaceId: workspace.ids.workspaceId },
-    ],
+    [SANDBOX_API_KEY, { key: SANDBOX_API_KEY, userId: mainUser.id, workspaceId: acme.id }],
     [
       SANDBOX_SINGLE_PROJECT_API_KEY,
-      {
-        key: SANDBOX_SINGLE_PROJECT_API_KEY,
-        userId: workspace.ids.singleUserId,
-        workspaceId: workspace.ids.otherWorkspaceId,
-      },
+      { key: SANDBOX_SINGLE_PROJECT_API_KEY, userId: singleUser.id, workspaceId: hopper.id },
     ],
   ]);
+  // The worlds are seeded on the first request that reads them (world.ts).
   const state: SandboxState = {
-    workspace,
-    analytics,
+    get workspace() {
+      return world.workspace;
+    },
+    get analytics() {
+      return world.analytics;
+    },
     accounts,
     rng: new Rng(0xc0ffee),
     commentCounter: 0,
@@ -225,13 +224,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   state.baseUrl = url;
 
-  const { mainUserId, singleUserId: _singleUserId, ...workspaceIds } = workspace.ids;
-  const ids: SandboxIds = {
-    ...workspaceIds,
-    workspaceProjects: [...workspaceIds.workspaceProjects],
-    ...analytics.ids,
-    analyticsProjects: [...analytics.ids.analyticsProjects],
-    userId: mainUserId,
+  // Read on first use: the ids of tasks, runs and comments need the whole workspace world seeded.
+  let ids: SandboxIds | undefined;
+  const idsOf = (): SandboxIds => {
+    const { mainUserId, singleUserId: _singleUserId, ...workspaceIds } = world.workspace.ids;
+    const analyticsIds = world.analytics.ids;
+    return {
+      ...workspaceIds,
+      workspaceProjects: [...workspaceIds.workspaceProjects],
+      ...analyticsIds,
+      analyticsProjects: [...analyticsIds.analyticsProjects],
+      userId: mainUserId,
+    };
   };
 
   return {
@@ -239,9 +243,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     workspaceBaseUrl: url,
     analyticsBaseUrl: url,
     apiKey: SANDBOX_API_KEY,
-    workspaceProjectId: ids.workspaceProjects[0]!,
-    analyticsProjectId: ids.analyticsProjects[0]!,
-    ids,
+    // The first of ids.workspaceProjects and ids.analyticsProjects, known from the directories.
+    workspaceProjectId: world.workspaceDirectory.plans[0]!.project.id,
+    analyticsProjectId: world.analyticsDirectory.projects[0]!.id,
+    get ids() {
+      ids ??= idsOf();
+      return ids;
+    },
     today: SANDBOX_TODAY,
     requests,
     close: () =>

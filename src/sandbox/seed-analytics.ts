@@ -11,7 +11,7 @@ import type {
   Website,
 } from "./analytics-types.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng, seconds } from "./random.js";
-import { seedHostileAnalytics } from "./seed-hostile.js";
+import { hostileAnalyticsProject, seedHostileAnalytics } from "./seed-hostile.js";
 
 const DAY0 = Date.UTC(2026, 0, 15);
 /** Answers are collected daily up to (and excluding) the seeded "today". */
@@ -120,7 +120,22 @@ interface Size {
   keywords: number;
 }
 
+/**
+ * The seed's first part: the projects (the Inbox one too) and the random streams their data continue
+ * from. Cheap: a sandbox knows its default project from here, before the answers are seeded.
+ */
+export interface AnalyticsDirectory {
+  rng: Rng;
+  /** Acme, Acme Labs, Globex, Initech, Inbox. */
+  projects: AnalyticsProject[];
+  inboxRng: Rng;
+}
+
 export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData {
+  return seedAnalyticsFrom(seedAnalyticsDirectory(mainKey, singleKey));
+}
+
+export function seedAnalyticsDirectory(mainKey: string, singleKey: string): AnalyticsDirectory {
   const rng = new Rng(0x6e0_2026);
   const project = (name: string, url: string, daysAgo: number, keys: string[]): AnalyticsProject => ({
     id: rng.uuid(),
@@ -133,6 +148,21 @@ export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData
   const labs = project("Acme Labs", "https://labs.acme.example", 150, [mainKey]);
   const globex = project("Globex", "https://www.globex.example", 300, []);
   const initech = project("Initech", "https://www.initech.example", 200, [singleKey]);
+  // Its own random stream, so its place here changes nothing else.
+  const inbox = hostileAnalyticsProject(mainKey);
+  return { rng, projects: [acme, labs, globex, initech, inbox.project], inboxRng: inbox.rng };
+}
+
+/** The projects' data; once per directory (it draws on its streams). */
+export function seedAnalyticsFrom(directory: AnalyticsDirectory): AnalyticsData {
+  const { rng, projects } = directory;
+  const [acme, labs, globex, initech, inbox] = projects as [
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+  ];
   const small: Size = { prompts: 12, tags: 4, topics: 3, websites: 6, citations: 15, keywords: 15 };
   const data = new Map<string, ProjectData>([
     [
@@ -150,13 +180,12 @@ export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData
     [globex.id, seedProject(rng, "Globex", small)],
     [initech.id, seedProject(rng, "Initech", small)],
   ]);
-  const inbox = seedHostileAnalytics(mainKey);
-  data.set(inbox.project.id, inbox.data);
+  data.set(inbox.id, seedHostileAnalytics({ rng: directory.inboxRng }));
   return {
-    projects: [acme, labs, globex, initech, inbox.project],
+    projects,
     data,
     ids: {
-      analyticsProjects: [acme.id, labs.id, inbox.project.id],
+      analyticsProjects: [acme.id, labs.id, inbox.id],
       forbiddenAnalyticsProjectId: globex.id,
       singleKeyAnalyticsProjectId: initech.id,
     },
