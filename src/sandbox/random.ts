@@ -52,7 +52,8 @@ export class Rng {
 
   /** Pick by weight; entries are [value, weight]. */
   weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    const total = entries.reduce((sum, [, w]) => sum + w, 0);
+    let total = 0;
+    for (const entry of entries) total += entry[1];
     let roll = this.next() * total;
     for (const [value, weight] of entries) {
       roll -= weight;
@@ -65,16 +66,17 @@ export class Rng {
 
   /**
    * Up to `count` distinct items, in a random order: each draw takes one of the items not yet drawn, in
-   * their list order. Drawn positions are mapped past the ones already taken, so the list is not copied.
+   * their list order. Drawn positions are mapped past the ones already taken (kept ascending), so the
+   * list is not copied.
    */
   sample<T>(items: readonly T[], count: number): T[] {
     const taken: number[] = [];
     const out: T[] = [];
     while (out.length < count && taken.length < items.length) {
       let index = Math.floor(this.next() * (items.length - taken.length));
-      for (const position of taken) if (position <= index) index++;
-      taken.push(index);
-      taken.sort((a, b) => a - b);
+      let at = 0;
+      for (; at < taken.length && taken[at]! <= index; at++) index++;
+      taken.splice(at, 0, index);
       out.push(items[index] as T);
     }
     return out;

@@ -308,10 +308,9 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
       if ((Math.round((day - DATA_FROM) / DAY) + p) % 3 !== 0 || day + DAY < born) continue;
       for (const model of rng.sample(models, rng.int(1, 2))) {
         const date = seconds(day + 6 * HOUR + rng.int(0, 600) * MINUTE);
-        const mentioned = [
-          ...(rng.chance(0.45) ? [websites[0]!] : []),
-          ...rng.sample(competitors, rng.int(0, 3)),
-        ];
+        const namesSelf = rng.chance(0.45);
+        const rivals = rng.sample(competitors, rng.int(0, 3));
+        const mentioned = namesSelf ? [websites[0]!, ...rivals] : rivals;
         const citable = citableAt(date);
         answers.push({
           promptId: prompt.id,
