@@ -1,7 +1,7 @@
 // The "Inbox" project of both APIs: text that tries to hide instructions (hostile-text.ts), one task,
 // comment, attachment name, run step, prompt answer, keyword and citation per text, beside the benign
-// text that must pass unchanged. It draws on its own random stream and is added after everything
-// else, so the rest of the seeded world is unchanged.
+// text that must pass unchanged. It draws on random streams of its own, so the rest of the seeded world
+// is the same with or without it: its projects are made with the others, its contents after all else.
 import type { AnalyticsProject, ProjectData } from "./analytics-types.js";
 import { ATTACKS, BENIGN } from "./hostile-text.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng } from "./random.js";
