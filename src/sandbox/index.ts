@@ -19,16 +19,14 @@ import type { AnalyticsIds } from "./analytics-types.js";
 import { type Account, type Body, type Ctx, RawReply, type SandboxState } from "./context.js";
 import { Rng, SANDBOX_TODAY } from "./random.js";
 import { queryRuns } from "./runs.js";
-import { seedAnalytics } from "./seed-analytics.js";
-import { seedWorkspace } from "./seed-workspace.js";
 import { sentimentReport } from "./sentiments.js";
 import { queryTasks } from "./tasks.js";
 import type { WorkspaceIds } from "./types.js";
 import { HttpError } from "./validate.js";
 import { createComment, downloadUrl, serveFile, whoami } from "./workspace.js";
+import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY, SandboxWorld } from "./world.js";
 
-export const SANDBOX_API_KEY = "sandbox-key";
-export const SANDBOX_SINGLE_PROJECT_API_KEY = "sandbox-key-single";
+export { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY };
 
 export interface RecordedRequest {
   method: string;
@@ -177,25 +175,23 @@ async function handle(
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const workspace = seedWorkspace();
-  const analytics = seedAnalytics(SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY);
+  const world = new SandboxWorld();
+  const { mainUser, singleUser, acme, hopper } = world.workspaceDirectory;
   const accounts = new Map<string, Account>([
-    [
-      SANDBOX_API_KEY,
-      { key: SANDBOX_API_KEY, userId: workspace.ids.mainUserId, workspaceId: workspace.ids.workspaceId },
-    ],
+    [SANDBOX_API_KEY, { key: SANDBOX_API_KEY, userId: mainUser.id, workspaceId: acme.id }],
     [
       SANDBOX_SINGLE_PROJECT_API_KEY,
-      {
-        key: SANDBOX_SINGLE_PROJECT_API_KEY,
-        userId: workspace.ids.singleUserId,
-        workspaceId: workspace.ids.otherWorkspaceId,
-      },
+      { key: SANDBOX_SINGLE_PROJECT_API_KEY, userId: singleUser.id, workspaceId: hopper.id },
     ],
   ]);
+  // The worlds are seeded on the first request that reads them (world.ts).
   const state: SandboxState = {
-    workspace,
-    analytics,
+    get workspace() {
+      return world.workspace;
+    },
+    get analytics() {
+      return world.analytics;
+    },
     accounts,
     rng: new Rng(0xc0ffee),
     commentCounter: 0,
@@ -228,13 +224,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   state.baseUrl = url;
 
-  const { mainUserId, singleUserId: _singleUserId, ...workspaceIds } = workspace.ids;
-  const ids: SandboxIds = {
-    ...workspaceIds,
-    workspaceProjects: [...workspaceIds.workspaceProjects],
-    ...analytics.ids,
-    analyticsProjects: [...analytics.ids.analyticsProjects],
-    userId: mainUserId,
+  // Read on first use: the ids of tasks, runs and comments need the whole workspace world seeded.
+  let ids: SandboxIds | undefined;
+  const idsOf = (): SandboxIds => {
+    const { mainUserId, singleUserId: _singleUserId, ...workspaceIds } = world.workspace.ids;
+    const analyticsIds = world.analytics.ids;
+    return {
+      ...workspaceIds,
+      workspaceProjects: [...workspaceIds.workspaceProjects],
+      ...analyticsIds,
+      analyticsProjects: [...analyticsIds.analyticsProjects],
+      userId: mainUserId,
+    };
   };
 
   return {
@@ -242,9 +243,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     workspaceBaseUrl: url,
     analyticsBaseUrl: url,
     apiKey: SANDBOX_API_KEY,
-    workspaceProjectId: ids.workspaceProjects[0]!,
-    analyticsProjectId: ids.analyticsProjects[0]!,
-    ids,
+    // The first of ids.workspaceProjects and ids.analyticsProjects, known from the directories.
+    workspaceProjectId: world.workspaceDirectory.plans[0]!.project.id,
+    analyticsProjectId: world.analyticsDirectory.projects[0]!.id,
+    get ids() {
+      ids ??= idsOf();
+      return ids;
+    },
     today: SANDBOX_TODAY,
     requests,
     close: () =>

@@ -52,7 +52,8 @@ export class Rng {
 
   /** Pick by weight; entries are [value, weight]. */
   weighted<T>(entries: ReadonlyArray<readonly [T, number]>): T {
-    const total = entries.reduce((sum, [, w]) => sum + w, 0);
+    let total = 0;
+    for (const entry of entries) total += entry[1];
     let roll = this.next() * total;
     for (const [value, weight] of entries) {
       roll -= weight;
@@ -65,16 +66,17 @@ export class Rng {
 
   /**
    * Up to `count` distinct items, in a random order: each draw takes one of the items not yet drawn, in
-   * their list order. Drawn positions are mapped past the ones already taken, so the list is not copied.
+   * their list order. Drawn positions are mapped past the ones already taken (kept ascending), so the
+   * list is not copied.
    */
   sample<T>(items: readonly T[], count: number): T[] {
     const taken: number[] = [];
     const out: T[] = [];
     while (out.length < count && taken.length < items.length) {
       let index = Math.floor(this.next() * (items.length - taken.length));
-      for (const position of taken) if (position <= index) index++;
-      taken.push(index);
-      taken.sort((a, b) => a - b);
+      let at = 0;
+      for (; at < taken.length && taken[at]! <= index; at++) index++;
+      taken.splice(at, 0, index);
       out.push(items[index] as T);
     }
     return out;
@@ -100,14 +102,58 @@ export class Rng {
   }
 }
 
-/** ISO timestamp; whole seconds are printed without the ".000" noise. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(".000Z", "Z");
+/** Two digits for 0..99, three for 0..999: the fields of a printed timestamp. */
+const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, "0"));
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** 10000-01-01T00:00:00Z: from here on (and before 1970) Date prints the timestamps itself. */
+const YEAR_10000 = 253_402_300_800_000;
+
+/**
+ * YYYY-MM-DD of a day counted from 1970-01-01 (0 and up), by the days-to-civil arithmetic of the
+ * proleptic Gregorian calendar (eras of 400 years starting on March 1st), as Date would print it.
+ */
+function civilDate(days: number): string {
+  const shifted = days + 719_468; // days since 0000-03-01
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, "0")}-${PAD2[month]}-${PAD2[day]}`;
 }
 
-/** YYYY-MM-DD of a timestamp (UTC). */
+/**
+ * ISO timestamp; whole seconds are printed without the ".000" noise. The same text as
+ * `toISOString().replace(".000Z", "Z")`, built from arithmetic: seeding prints thousands of them.
+ */
+export function iso(ms: number): string {
+  if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().replace(".000Z", "Z");
+  const whole = Math.floor(ms); // Date drops a fraction of a millisecond
+  const days = Math.floor(whole / DAY);
+  let rest = whole - days * DAY;
+  const hours = Math.floor(rest / HOUR);
+  rest -= hours * HOUR;
+  const minutes = Math.floor(rest / MINUTE);
+  rest -= minutes * MINUTE;
+  const secs = Math.floor(rest / 1000);
+  const millis = rest - secs * 1000;
+  const time = `${PAD2[hours]}:${PAD2[minutes]}:${PAD2[secs]}`;
+  return `${civilDate(days)}T${time}${millis === 0 ? "Z" : `.${PAD3[millis]}Z`}`;
+}
+
+/** YYYY-MM-DD of a timestamp (UTC); the same text as `toISOString().slice(0, 10)`. */
 export function isoDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().slice(0, 10);
+  return civilDate(Math.floor(ms / DAY));
 }
 
 /** Sorted random whole-second instants in [from, to]. */

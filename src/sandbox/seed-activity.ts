@@ -32,6 +32,20 @@ const HUMAN_LINES = [
   "@Research Agent please pull the latest competitor citations.",
 ];
 const ms = (text: string) => Date.parse(text);
+const COMMENT_COUNTS = [
+  [0, 30],
+  [1, 20],
+  [2, 18],
+  [3, 14],
+  [4, 9],
+  [5, 6],
+  [6, 3],
+] as const;
+const COMMENT_AUTHORS: Array<readonly [ActorType, number]> = [
+  ["human", 70],
+  ["ai_agent", 20],
+  ["system", 10],
+];
 
 function attachment(rng: Rng, uploaderType: ActorType, uploaderId: string | null, at: number): Attachment {
   const [filename, contentType] = rng.pick(FILES);
@@ -59,26 +73,10 @@ export function seedActivity(
   tasks.forEach((task, index) => {
     const isSpecial = special?.index === index;
     const created = ms(task.created_at);
-    const commentCount = isSpecial
-      ? 3
-      : rng.weighted([
-          [0, 30],
-          [1, 20],
-          [2, 18],
-          [3, 14],
-          [4, 9],
-          [5, 6],
-          [6, 3],
-        ] as const);
+    const commentCount = isSpecial ? 3 : rng.weighted(COMMENT_COUNTS);
     const comments: Comment[] = instants(rng, commentCount, created + HOUR, EPOCH_MS - 2 * HOUR).map(
       (at, i) => {
-        const kind: ActorType = isSpecial
-          ? "human"
-          : rng.weighted<ActorType>([
-              ["human", 70],
-              ["ai_agent", 20],
-              ["system", 10],
-            ]);
+        const kind: ActorType = isSpecial ? "human" : rng.weighted(COMMENT_AUTHORS);
         const authorId =
           kind === "human" ? rng.pick(members).id : kind === "ai_agent" ? rng.pick(ws.agents).id : null;
         const fileCount = isSpecial && i === 0 ? 2 : rng.chance(0.12) ? rng.int(1, 2) : 0;
@@ -123,8 +121,11 @@ export function refreshTask(data: WorkspaceData, task: Task): void {
   comments.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   task.comment_count = comments.length;
   task.last_comment_at = comments.at(-1)?.created_at ?? null;
-  const stamps = [task.created_at, task.started_at, task.completed_at, task.last_comment_at, task.updated_at];
-  task.updated_at = iso(Math.max(...stamps.filter((s): s is string => s !== null).map(ms)));
+  let latest = ms(task.created_at);
+  for (const stamp of [task.started_at, task.completed_at, task.last_comment_at, task.updated_at]) {
+    if (stamp !== null) latest = Math.max(latest, ms(stamp));
+  }
+  task.updated_at = iso(latest);
 }
 
 export function finalizeTasks(data: WorkspaceData): void {

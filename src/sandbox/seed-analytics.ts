@@ -11,7 +11,7 @@ import type {
   Website,
 } from "./analytics-types.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng, seconds } from "./random.js";
-import { seedHostileAnalytics } from "./seed-hostile.js";
+import { hostileAnalyticsProject, seedHostileAnalytics } from "./seed-hostile.js";
 
 const DAY0 = Date.UTC(2026, 0, 15);
 /** Answers are collected daily up to (and excluding) the seeded "today". */
@@ -120,7 +120,22 @@ interface Size {
   keywords: number;
 }
 
+/**
+ * The seed's first part: the projects (the Inbox one too) and the random streams their data continue
+ * from. Cheap: a sandbox knows its default project from here, before the answers are seeded.
+ */
+export interface AnalyticsDirectory {
+  rng: Rng;
+  /** Acme, Acme Labs, Globex, Initech, Inbox. */
+  projects: AnalyticsProject[];
+  inboxRng: Rng;
+}
+
 export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData {
+  return seedAnalyticsFrom(seedAnalyticsDirectory(mainKey, singleKey));
+}
+
+export function seedAnalyticsDirectory(mainKey: string, singleKey: string): AnalyticsDirectory {
   const rng = new Rng(0x6e0_2026);
   const project = (name: string, url: string, daysAgo: number, keys: string[]): AnalyticsProject => ({
     id: rng.uuid(),
@@ -133,6 +148,21 @@ export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData
   const labs = project("Acme Labs", "https://labs.acme.example", 150, [mainKey]);
   const globex = project("Globex", "https://www.globex.example", 300, []);
   const initech = project("Initech", "https://www.initech.example", 200, [singleKey]);
+  // Its own random stream, so its place here changes nothing else.
+  const inbox = hostileAnalyticsProject(mainKey);
+  return { rng, projects: [acme, labs, globex, initech, inbox.project], inboxRng: inbox.rng };
+}
+
+/** The projects' data; once per directory (it draws on its streams). */
+export function seedAnalyticsFrom(directory: AnalyticsDirectory): AnalyticsData {
+  const { rng, projects } = directory;
+  const [acme, labs, globex, initech, inbox] = projects as [
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+    AnalyticsProject,
+  ];
   const small: Size = { prompts: 12, tags: 4, topics: 3, websites: 6, citations: 15, keywords: 15 };
   const data = new Map<string, ProjectData>([
     [
@@ -150,13 +180,12 @@ export function seedAnalytics(mainKey: string, singleKey: string): AnalyticsData
     [globex.id, seedProject(rng, "Globex", small)],
     [initech.id, seedProject(rng, "Initech", small)],
   ]);
-  const inbox = seedHostileAnalytics(mainKey);
-  data.set(inbox.project.id, inbox.data);
+  data.set(inbox.id, seedHostileAnalytics({ rng: directory.inboxRng }));
   return {
-    projects: [acme, labs, globex, initech, inbox.project],
+    projects,
     data,
     ids: {
-      analyticsProjects: [acme.id, labs.id, inbox.project.id],
+      analyticsProjects: [acme.id, labs.id, inbox.id],
       forbiddenAnalyticsProjectId: globex.id,
       singleKeyAnalyticsProjectId: initech.id,
     },
@@ -168,6 +197,32 @@ const slugify = (text: string) =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
+
+/**
+ * The citations first seen by an instant, in list order (the order the answers sample them in). The
+ * list changes only where an instant passes a citation's first_seen, so each distinct list is built once
+ * and shared, rather than filtering every citation for every answer.
+ */
+function citableLists<C extends { first_seen: string }>(citations: C[]): (at: number) => C[] {
+  const times = citations.map((c) => Date.parse(c.first_seen));
+  const ascending = [...times].sort((a, b) => a - b);
+  const bySeenCount: C[][] = [];
+  return (at) => {
+    let seen = 0; // how many first_seen times are <= at: a binary search over the sorted times
+    for (let high = ascending.length; seen < high; ) {
+      const mid = (seen + high) >>> 1;
+      if (ascending[mid]! <= at) seen = mid + 1;
+      else high = mid;
+    }
+    let list = bySeenCount[seen];
+    if (!list) {
+      const last = seen === 0 ? -Infinity : ascending[seen - 1]!;
+      list = citations.filter((_, i) => times[i]! <= last);
+      bySeenCount[seen] = list;
+    }
+    return list;
+  };
+}
 
 function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
   const models = MODELS.map(([name, provider]) => ({ id: rng.uuid(), name, provider }));
@@ -245,7 +300,7 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
     };
   });
 
-  const citationTimes = citations.map((c) => Date.parse(c.first_seen));
+  const citableAt = citableLists(citations);
   const answers: ProjectData["answers"] = [];
   prompts.forEach((prompt, p) => {
     const born = Date.parse(prompt.created_date);
@@ -253,11 +308,10 @@ function seedProject(rng: Rng, brand: string, size: Size): ProjectData {
       if ((Math.round((day - DATA_FROM) / DAY) + p) % 3 !== 0 || day + DAY < born) continue;
       for (const model of rng.sample(models, rng.int(1, 2))) {
         const date = seconds(day + 6 * HOUR + rng.int(0, 600) * MINUTE);
-        const mentioned = [
-          ...(rng.chance(0.45) ? [websites[0]!] : []),
-          ...rng.sample(competitors, rng.int(0, 3)),
-        ];
-        const citable = citations.filter((_, i) => citationTimes[i]! <= date);
+        const namesSelf = rng.chance(0.45);
+        const rivals = rng.sample(competitors, rng.int(0, 3));
+        const mentioned = namesSelf ? [websites[0]!, ...rivals] : rivals;
+        const citable = citableAt(date);
         answers.push({
           promptId: prompt.id,
           date,

@@ -1,7 +1,7 @@
 // The "Inbox" project of both APIs: text that tries to hide instructions (hostile-text.ts), one task,
 // comment, attachment name, run step, prompt answer, keyword and citation per text, beside the benign
-// text that must pass unchanged. It draws on its own random stream and is added after everything
-// else, so the rest of the seeded world is unchanged.
+// text that must pass unchanged. It draws on random streams of its own, so the rest of the seeded world
+// is the same with or without it: its projects are made with the others, its contents after all else.
 import type { AnalyticsProject, ProjectData } from "./analytics-types.js";
 import { ATTACKS, BENIGN } from "./hostile-text.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng } from "./random.js";
@@ -12,12 +12,15 @@ import type { Agent, AgentRun, Project, RunStep, Task, User, Workspace, Workspac
 const TEXTS: readonly string[] = [...Object.values(ATTACKS), ...Object.values(BENIGN)];
 const START = EPOCH_MS - 30 * DAY;
 
-export function seedHostileWorkspace(
-  data: WorkspaceData,
-  ws: Workspace,
-  members: User[],
-  agent: Agent,
-): Project {
+/** The Inbox project, its members and the random stream its contents continue from. */
+export interface HostileProject {
+  rng: Rng;
+  project: Project;
+  members: User[];
+}
+
+/** The workspace's Inbox project, added to `ws`; seedHostileWorkspace fills it. */
+export function hostileWorkspaceProject(ws: Workspace, members: User[]): HostileProject {
   const rng = new Rng(0x1b0_c5);
   const project: Project = {
     id: rng.uuid(),
@@ -27,6 +30,14 @@ export function seedHostileWorkspace(
     memberIds: members.map((member) => member.id),
   };
   ws.projects.push(project);
+  return { rng, project, members };
+}
+
+export function seedHostileWorkspace(
+  data: WorkspaceData,
+  { rng, project, members }: HostileProject,
+  agent: Agent,
+): void {
   data.projects.set(project.id, project);
   const author = members[0] as User;
   const tasks = TEXTS.map((text, i): Task => {
@@ -123,11 +134,10 @@ export function seedHostileWorkspace(
   data.ids.inboxTaskId = first.id;
   data.ids.inboxRunId = run.id;
   data.ids.inboxAttachmentId = data.taskAttachments.get(first.id)![0]!.id;
-  return project;
 }
 
-/** The analytics "Inbox" project: prompts answered with the corpus, and keywords and citations carrying it. */
-export function seedHostileAnalytics(mainKey: string): { project: AnalyticsProject; data: ProjectData } {
+/** The analytics "Inbox" project; seedHostileAnalytics fills it. */
+export function hostileAnalyticsProject(mainKey: string): { rng: Rng; project: AnalyticsProject } {
   const rng = new Rng(0x1b0_c6);
   const project: AnalyticsProject = {
     id: rng.uuid(),
@@ -136,6 +146,11 @@ export function seedHostileAnalytics(mainKey: string): { project: AnalyticsProje
     created_at: iso(EPOCH_MS - 60 * DAY),
     keys: [mainKey],
   };
+  return { rng, project };
+}
+
+/** The analytics Inbox's data: prompts answered with the corpus, and keywords and citations carrying it. */
+export function seedHostileAnalytics({ rng }: { rng: Rng }): ProjectData {
   const model = { id: rng.uuid(), name: "ChatGPT", provider: "OpenAI" };
   const topic = { id: rng.uuid(), name: "Inbox", created_date: isoDate(START) };
   const tag = {
@@ -200,17 +215,14 @@ export function seedHostileAnalytics(mainKey: string): { project: AnalyticsProje
     occurrences: 1,
   }));
   return {
-    project,
-    data: {
-      topics: [topic],
-      tags: [tag],
-      prompts,
-      answers,
-      models: [model],
-      websites: [website],
-      citations,
-      keywords,
-      facts,
-    },
+    topics: [topic],
+    tags: [tag],
+    prompts,
+    answers,
+    models: [model],
+    websites: [website],
+    citations,
+    keywords,
+    facts,
   };
 }

@@ -4,11 +4,33 @@
 
 import { Rng } from "./random.js";
 import { finalizeTasks, seedActivity } from "./seed-activity.js";
-import { seedHostileWorkspace } from "./seed-hostile.js";
+import { type HostileProject, hostileWorkspaceProject, seedHostileWorkspace } from "./seed-hostile.js";
 import { type ProjectPlan, seedTasks } from "./seed-tasks.js";
 import type { Agent, Project, SpecialTask, User, Workspace, WorkspaceData } from "./types.js";
 
+/**
+ * The seed's first part: people, agents, workspaces, teams and projects (the Inbox one too), with the
+ * random stream the rest continues from. Cheap: a sandbox knows its keys' users and its default project
+ * from here, before the tasks are seeded.
+ */
+export interface WorkspaceDirectory {
+  rng: Rng;
+  users: User[];
+  /** The main key's user (Ada, of Acme) and the single-project key's (Grace, of Hopper). */
+  mainUser: User;
+  singleUser: User;
+  acme: Workspace;
+  hopper: Workspace;
+  plans: ProjectPlan[];
+  special: SpecialTask;
+  inbox: HostileProject;
+}
+
 export function seedWorkspace(): WorkspaceData {
+  return seedWorkspaceFrom(seedWorkspaceDirectory());
+}
+
+export function seedWorkspaceDirectory(): WorkspaceDirectory {
   const rng = new Rng(0x2026_0115);
   const person = (name: string, email: string): User => ({ id: rng.uuid(), name, email });
   const ada = person("Ada Lovelace", "ada@acme.example");
@@ -62,6 +84,20 @@ export function seedWorkspace(): WorkspaceData {
     { workspace: acme, project: finance, count: 24 },
     { workspace: hopper, project: operations, count: 40 },
   ];
+  // Its own random stream, so its place here changes nothing else.
+  const inbox = hostileWorkspaceProject(acme, [ada, ben]);
+  return { rng, users, mainUser: ada, singleUser: grace, acme, hopper, plans, special, inbox };
+}
+
+/** The rest of the seed: tasks, comments, attachments and runs; once per directory (it draws on its stream). */
+export function seedWorkspaceFrom(directory: WorkspaceDirectory): WorkspaceData {
+  const { rng, users, mainUser: ada, singleUser: grace, acme, hopper, plans, special, inbox } = directory;
+  const [growth, platform, finance, operations] = plans.map((plan) => plan.project) as [
+    Project,
+    Project,
+    Project,
+    Project,
+  ];
 
   const data: WorkspaceData = {
     users,
@@ -107,8 +143,8 @@ export function seedWorkspace(): WorkspaceData {
     seedActivity(rng, data, plan.workspace, plan.project, users, plan.special);
   }
   finalizeTasks(data);
-  const inbox = seedHostileWorkspace(data, acme, [ada, ben], acme.agents[0]!);
-  data.ids.workspaceProjects.push(inbox.id);
+  seedHostileWorkspace(data, inbox, acme.agents[0]!);
+  data.ids.workspaceProjects.push(inbox.project.id);
   return data;
 }
 

@@ -57,6 +57,45 @@ describe("sandbox basics", () => {
     }
   });
 
+  it("keeps a sandbox's writes to itself: sandboxes started before and after see the seeded world", async () => {
+    const post = async (target: Sandbox, path: string, body: unknown): Promise<J> => {
+      const res = await fetch(`${target.url}/api/v1/business${path}`, {
+        method: "POST",
+        headers: { "x-api-key": SANDBOX_API_KEY, "x-project-id": target.workspaceProjectId },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const list = { view: "list", query: { sort: { sort_order: "asc" }, pagination: { page_size: 100 } } };
+    const comment = { action: "create", task_id: sandbox.ids.taskId, body: "Only here" };
+    const taskIn = (page: J) => page.items.find((t: J) => t.id === sandbox.ids.taskId);
+    const seeded = (await ws("/tasks/query", list)).body;
+    const before = await startSandbox();
+    const writer = await startSandbox();
+    try {
+      const written = await post(writer, "/tasks/comments", comment);
+      expect(taskIn(await post(writer, "/tasks/query", list))).toMatchObject({
+        comment_count: taskIn(seeded).comment_count + 1,
+        last_comment_at: written.created_at,
+      });
+      const after = await startSandbox();
+      try {
+        expect(await post(before, "/tasks/query", list)).toEqual(seeded);
+        expect(await post(after, "/tasks/query", list)).toEqual(seeded);
+        // The same write in another sandbox counts once: the writer's comment list is its own.
+        await post(after, "/tasks/comments", comment);
+        expect(taskIn(await post(after, "/tasks/query", list)).comment_count).toBe(
+          taskIn(seeded).comment_count + 1,
+        );
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await Promise.all([before.close(), writer.close()]);
+    }
+  });
+
   it("answers 401 without a valid key, on both APIs", async () => {
     for (const headers of [{ "x-api-key": undefined }, { "x-api-key": "wrong" }]) {
       const res = await ws("/whoami", undefined, headers);
