@@ -105,35 +105,27 @@ export class Rng {
 /** Two digits for 0..99, three for 0..999: the fields of a printed timestamp. */
 const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, "0"));
 const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
-/** 10000-01-01T00:00:00Z: from here on (and before 1970) Date prints the timestamps itself. */
+/** 10000-01-01T00:00:00Z: from here on (and before 1970) Date prints the whole timestamp. */
 const YEAR_10000 = 253_402_300_800_000;
 
 /**
- * YYYY-MM-DD of a day counted from 1970-01-01 (0 and up), by the days-to-civil arithmetic of the
- * proleptic Gregorian calendar (eras of 400 years starting on March 1st), as Date would print it.
+ * YYYY-MM-DD of a day counted from 1970-01-01, as Date prints it, remembered: seeding prints thousands
+ * of timestamps on a few hundred days. The memory is emptied when it holds a few years.
  */
-function civilDate(days: number): string {
-  const shifted = days + 719_468; // days since 0000-03-01
-  const era = Math.floor(shifted / 146_097);
-  const dayOfEra = shifted - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra -
-      Math.floor(dayOfEra / 1460) +
-      Math.floor(dayOfEra / 36_524) -
-      Math.floor(dayOfEra / 146_096)) /
-      365,
-  );
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
-  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return `${String(year).padStart(4, "0")}-${PAD2[month]}-${PAD2[day]}`;
+const dayTexts = new Map<number, string>();
+function dayText(days: number): string {
+  let text = dayTexts.get(days);
+  if (text === undefined) {
+    if (dayTexts.size >= 2048) dayTexts.clear();
+    text = new Date(days * DAY).toISOString().slice(0, 10);
+    dayTexts.set(days, text);
+  }
+  return text;
 }
 
 /**
  * ISO timestamp; whole seconds are printed without the ".000" noise. The same text as
- * `toISOString().replace(".000Z", "Z")`, built from arithmetic: seeding prints thousands of them.
+ * `toISOString().replace(".000Z", "Z")`: the day's from Date, the time of day from arithmetic.
  */
 export function iso(ms: number): string {
   if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().replace(".000Z", "Z");
@@ -147,13 +139,13 @@ export function iso(ms: number): string {
   const secs = Math.floor(rest / 1000);
   const millis = rest - secs * 1000;
   const time = `${PAD2[hours]}:${PAD2[minutes]}:${PAD2[secs]}`;
-  return `${civilDate(days)}T${time}${millis === 0 ? "Z" : `.${PAD3[millis]}Z`}`;
+  return `${dayText(days)}T${time}${millis === 0 ? "Z" : `.${PAD3[millis]}Z`}`;
 }
 
 /** YYYY-MM-DD of a timestamp (UTC); the same text as `toISOString().slice(0, 10)`. */
 export function isoDate(ms: number): string {
   if (!(ms >= 0 && ms < YEAR_10000)) return new Date(ms).toISOString().slice(0, 10);
-  return civilDate(Math.floor(ms / DAY));
+  return dayText(Math.floor(ms / DAY));
 }
 
 /** Sorted random whole-second instants in [from, to]. */

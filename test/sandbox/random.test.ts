@@ -1,4 +1,5 @@
-// The sandbox's timestamp printers: the same text as Date's own, over the seeded years and beyond.
+// The sandbox's timestamp printers (each day's text remembered, the time of day from arithmetic): the
+// same text as Date's own, over the seeded years and beyond.
 import { describe, expect, it } from "vitest";
 import { DAY, iso, isoDate, Rng } from "../../src/sandbox/random.js";
 
