@@ -55,7 +55,9 @@ function drip(socket: Socket, piece: string): void {
   socket.once("close", () => clearInterval(timer));
 }
 
-describe("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms)", () => {
+// The three run side by side, each on a connection of its own: each waits on a timeout, and node keeps
+// an idle kept-alive connection 1 s past --keep-alive-timeout-ms (its buffer against a client's race).
+describe.concurrent("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms)", () => {
   let harness: HttpHarness;
   beforeAll(async () => {
     const timeouts = [
@@ -64,7 +66,7 @@ describe("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-al
       "--request-timeout-ms",
       "600",
       "--keep-alive-timeout-ms",
-      "300",
+      "100",
     ];
     harness = await startHttp(timeouts, { ...upstreamUrls(), workspaceApiKey: "hardening-key-0123456789" });
   });
