@@ -54,3 +54,33 @@ export function holdRetryWaits(): HeldRetryClock {
   };
   return { waits, abortedWait, restore: () => Object.assign(retryClock, real) };
 }
+
+export interface CuedRetryClock extends FakeRetryClock {
+  /** Ends the wait under way and every later one at once (a wait already cancelled still rejects). */
+  endWaits(): void;
+}
+
+/**
+ * Each wait lasts until the test calls `endWaits`: a test that acts during a wait (starts its upstream)
+ * ends it when done, rather than sleep through a real back-off. The budget's clock is left as it is.
+ */
+export function cueRetryWaits(): CuedRetryClock {
+  const waits: number[] = [];
+  let endWaits: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    endWaits = resolve;
+  });
+  retryClock.pause = (ms, signal) => {
+    waits.push(ms);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const stop = () => reject(signal?.reason);
+      signal?.addEventListener("abort", stop, { once: true });
+      void ended.then(() => {
+        signal?.removeEventListener("abort", stop);
+        resolve();
+      });
+    });
+  };
+  return { waits, endWaits, restore: () => Object.assign(retryClock, real) };
+}

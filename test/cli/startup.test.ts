@@ -87,6 +87,8 @@ describe.concurrent("stderr logging", () => {
     const upstream = await startRecorder(() => ({ status: 503, body: { detail: `down for ${key}` } }));
     const session = stdioSession(["--toolsets", "analytics", "--read-only"], {
       LOG_LEVEL: "warning",
+      // No retry fits a budget of 0 ms, so the 503 fails the call at once instead of after two backoffs.
+      UPSTREAM_RETRY_BUDGET_MS: "0",
       WORKSPACE_API_KEY: key,
       WORKSPACE_BASE_URL: upstream.url,
       ANALYTICS_BASE_URL: upstream.url,
@@ -95,6 +97,7 @@ describe.concurrent("stderr logging", () => {
       await session.client.connect(session.transport);
       expect((await session.client.listTools()).tools.map((tool) => tool.name)).toEqual(GEO);
       expect((await session.client.callTool({ name: "geo_projects", arguments: {} })).isError).toBe(true);
+      expect(upstream.requests.map((request) => request.path)).toEqual(["/v2/geo/business/projects"]);
       // The line is written before the answer; the pipe may deliver it a moment later.
       await expect.poll(session.stderr).toContain("tool call failed");
     } finally {

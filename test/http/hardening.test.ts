@@ -55,21 +55,22 @@ function drip(socket: Socket, piece: string): void {
   socket.once("close", () => clearInterval(timer));
 }
 
-describe("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms)", () => {
+// The three run side by side, each on a connection of its own: each waits on a timeout, and node keeps
+// an idle kept-alive connection 1 s past --keep-alive-timeout-ms (its buffer against a client's race).
+// The kept-alive connection is on a server of its own with the default headers timeout: a busy moment
+// of the test beside it must not turn its answer into a 408.
+describe.concurrent("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms)", () => {
   let harness: HttpHarness;
+  let keepAlive: HttpHarness;
   beforeAll(async () => {
-    const timeouts = [
-      "--headers-timeout-ms",
-      "300",
-      "--request-timeout-ms",
-      "600",
-      "--keep-alive-timeout-ms",
-      "300",
-    ];
-    harness = await startHttp(timeouts, { ...upstreamUrls(), workspaceApiKey: "hardening-key-0123456789" });
+    const upstream = { ...upstreamUrls(), workspaceApiKey: "hardening-key-0123456789" };
+    [harness, keepAlive] = await Promise.all([
+      startHttp(["--headers-timeout-ms", "300", "--request-timeout-ms", "600"], upstream),
+      startHttp(["--keep-alive-timeout-ms", "100"], upstream),
+    ]);
   });
   afterAll(async () => {
-    await harness.close();
+    await Promise.all([harness.close(), keepAlive.close()]);
   });
 
   it("headers that never end: the server answers 408 and closes the socket", async () => {
@@ -105,7 +106,7 @@ describe("socket timeouts (--headers-timeout-ms, --request-timeout-ms, --keep-al
   });
 
   it("an idle kept-alive connection is closed after its answer", async () => {
-    const { socket, closed } = await rawSocket(harness);
+    const { socket, closed } = await rawSocket(keepAlive);
     socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n");
     expect((await closed).split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
   });

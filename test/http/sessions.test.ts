@@ -117,7 +117,7 @@ describe("stateful sessions", () => {
   it("a session is not idle while a call is in flight, however long the call takes", async () => {
     const upstream = await startGatedUpstream({ projects: [{ id: "p1", name: "Only" }] });
     // 400 ms: long enough for the call to reach the server after its session opens, even when other
-    // test files crowd both cores; the call is then held for three idle spells.
+    // test files crowd both cores; the call is then held for an idle spell.
     const harness = await startHttp(["--session-idle-ms", "400"], {
       workspaceApiKey: "k",
       workspaceBaseUrl: upstream.url,
@@ -132,8 +132,21 @@ describe("stateful sessions", () => {
       });
       await upstream.arrived(1);
       expect(harness.http.timerCount()).toBe(0);
-      // Three idle spells pass with the call held upstream; the session must survive them.
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      // An idle spell passes with the call held upstream, measured by a second session opened now that
+      // makes no call: it expires after one spell. Had the held session an idle timer, armed before this
+      // one's with the same length, it would have expired first; so once the second is gone (404), the
+      // held session must be the one left.
+      const idleSessionId = await openRawSession(harness.url);
+      expect(await eventually(() => harness.http.sessionCount() < 2)).toBe(true);
+      const expired = await rawRequest(harness.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": idleSessionId },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      });
+      expect([expired.status, expired.body]).toEqual([
+        404,
+        rpcError(-32001, "Session not found (expired or closed): initialize a new one"),
+      ]);
       expect(harness.http.sessionCount()).toBe(1);
       upstream.release();
       const response = await call;

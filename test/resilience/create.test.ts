@@ -4,6 +4,7 @@ import type { Progress } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FaultHandler, type FaultUpstream, faults, startFaultUpstream } from "../fault-upstream.js";
 import { freePort, type InMemoryHarness, startInMemory, textOf } from "../helpers.js";
+import { cueRetryWaits } from "../retry-clock.js";
 
 const KEY = "create-key-0123456789";
 const PROJECT = "11111111-1111-4111-8111-111111111111";
@@ -79,6 +80,8 @@ describe("a refused connection sent nothing, so even tasks_comments retries it",
       workspaceApiKey: KEY,
       workspaceProjectId: PROJECT,
     });
+    // The backoff lasts until the upstream listens, instead of its 250 to 500 ms.
+    const clock = cueRetryWaits();
     let upstream: Promise<FaultUpstream> | undefined;
     const progress: Progress[] = [];
     try {
@@ -87,6 +90,7 @@ describe("a refused connection sent nothing, so even tasks_comments retries it",
           progress.push(update);
           upstream ??= startFaultUpstream(port).then((started) => {
             started.answerWith(faults.ok({ id: "c1", task_id: TASK, body: "Shipped." }));
+            clock.endWaits();
             return started;
           });
         },
@@ -95,11 +99,13 @@ describe("a refused connection sent nothing, so even tasks_comments retries it",
       expect(progress[0]?.message).toMatch(
         /^connection refused \(ECONNREFUSED\); retrying in 0\.\d s \(attempt 2 of 3\)$/,
       );
+      expect(clock.waits).toHaveLength(1);
       const started = await (upstream as Promise<FaultUpstream>);
       expect(started.requests.map(({ method, body }) => ({ method, body }))).toEqual([
         { method: "POST", body: SENT },
       ]);
     } finally {
+      clock.restore();
       await mcp.close();
       await (await upstream)?.close();
     }

@@ -32,19 +32,17 @@ beforeAll(async () => {
   });
 });
 
-afterEach(async () => {
-  // Whatever the fault, the next call is answered normally.
-  const before = upstream.requests.length;
-  upstream.answerWith(faults.ok({ projects: [] }));
-  expect(await mcp.call("whoami")).toEqual({
+/** Whatever the fault, the next call is answered normally, with one request; no rejection went unhandled. */
+async function expectNextCallAnswered(on: FaultUpstream, harness: InMemoryHarness): Promise<void> {
+  const before = on.requests.length;
+  on.answerWith(faults.ok({ projects: [] }));
+  expect(await harness.call("whoami")).toEqual({
     content: [{ type: "text", text: '{"projects":[]}' }],
     structuredContent: { projects: [] },
   });
-  expect(upstream.requests.length).toBe(before + 1);
-  upstream.requests.length = 0;
-  clock.waits.length = 0;
+  expect(on.requests.length).toBe(before + 1);
   expect(unhandled).toEqual([]);
-});
+}
 
 afterAll(async () => {
   await mcp.close(); // closes the dispatcher's keep-alive sockets
@@ -67,25 +65,74 @@ async function expectSocketsClosed(): Promise<void> {
   await Promise.all(upstream.requests.map((request) => request.socketClosed));
 }
 
-describe("a read tool against a faulty upstream", () => {
-  it("a hung upstream: timed out on each of 3 attempts, every socket closed", async () => {
-    const { result, text } = await whoamiAgainst(faults.hang());
-    expect(result.isError).toBe(true);
-    expect(text).toBe(
-      `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS) after 3 attempts. Retry in a moment; if it keeps happening the service is slow or down.`,
-    );
-    expect(upstream.requests).toHaveLength(3);
-    await expectSocketsClosed();
-    expect(upstream.requests.map((request) => request.answered)).toEqual([false, false, false]);
+/**
+ * A server and upstream of its own for a test that waits out timeouts, so that such tests run side by
+ * side: the fault's call, then the same checks as for the shared pair (the next call answered, every
+ * socket closed).
+ */
+async function onUpstreamOfItsOwn(test: (own: FaultUpstream, harness: InMemoryHarness) => Promise<void>) {
+  const own = await startFaultUpstream();
+  const harness = await startInMemory({
+    workspaceBaseUrl: own.url,
+    workspaceApiKey: KEY,
+    timeoutMs: TIMEOUT_MS,
+    maxResponseBytes: MAX_BYTES,
+  });
+  let harnessOpen = true;
+  try {
+    await test(own, harness);
+    await expectNextCallAnswered(own, harness);
+    harnessOpen = false;
+    await harness.close(); // closes the dispatcher's keep-alive sockets
+    await own.allSocketsClosed();
+    expect(own.openSockets()).toBe(0);
+  } finally {
+    if (harnessOpen) await harness.close();
+    await own.close();
+  }
+}
+
+// Each attempt waits out its timeout, so the two run side by side. Their retry waits are skipped, and
+// each skip moves the one clock of both calls on: far within the retry budget (20 s) either keeps.
+describe("a read tool against an upstream that never finishes its answer", () => {
+  it.concurrent("a hung upstream: timed out on each of 3 attempts, every socket closed", async ({
+    expect,
+  }) => {
+    await onUpstreamOfItsOwn(async (own, harness) => {
+      own.answerWith(faults.hang());
+      const result = await harness.call("whoami");
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS) after 3 attempts. Retry in a moment; if it keeps happening the service is slow or down.`,
+      );
+      expect(own.requests).toHaveLength(3);
+      await Promise.all(own.requests.map((request) => request.socketClosed));
+      expect(own.requests.map((request) => request.answered)).toEqual([false, false, false]);
+    });
   });
 
-  it("a slow drip of bytes is bounded from connect to last byte, not per byte", async () => {
-    const { text } = await whoamiAgainst(faults.drip(20));
-    expect(text).toBe(
-      `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS) after 3 attempts. Retry in a moment; if it keeps happening the service is slow or down.`,
-    );
-    expect(upstream.requests).toHaveLength(3);
-    await expectSocketsClosed();
+  it.concurrent("a slow drip of bytes is bounded from connect to last byte, not per byte", async ({
+    expect,
+  }) => {
+    await onUpstreamOfItsOwn(async (own, harness) => {
+      own.answerWith(faults.drip(20));
+      expect(textOf(await harness.call("whoami"))).toBe(
+        `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS) after 3 attempts. Retry in a moment; if it keeps happening the service is slow or down.`,
+      );
+      expect(own.requests).toHaveLength(3);
+      await Promise.all(own.requests.map((request) => request.socketClosed));
+    });
+  });
+});
+
+describe("a read tool against a faulty upstream", () => {
+  beforeAll(() => {
+    clock.waits.length = 0; // the waits of the calls above
+  });
+  afterEach(async () => {
+    await expectNextCallAnswered(upstream, mcp);
+    upstream.requests.length = 0;
+    clock.waits.length = 0;
   });
 
   it("a connection reset mid-body is retried, then reported", async () => {
@@ -183,7 +230,12 @@ describe("a read tool against a faulty upstream", () => {
   });
 });
 
+// The two run side by side: the second call skips no wait, so it cannot move the first one's clock.
 describe("the retry budget bounds the whole call", () => {
+  afterEach(() => {
+    expect(unhandled).toEqual([]);
+  });
+
   async function hungWhoami(retryBudgetMs: number) {
     const hung = await startFaultUpstream();
     const bounded = await startInMemory({
@@ -201,7 +253,9 @@ describe("the retry budget bounds the whole call", () => {
     }
   }
 
-  it("no attempt starts once the budget, counted from the start of the call, would be passed", async () => {
+  it.concurrent("no attempt starts once the budget, counted from the start of the call, would be passed", async ({
+    expect,
+  }) => {
     // Attempt 1 ends at ~400 ms and its wait is at most 500 ms: a second attempt fits in 1200 ms. It ends
     // at 1050 ms at the earliest, and the next wait (at least 500 ms) would pass the budget.
     expect(await hungWhoami(1200)).toEqual({
@@ -210,7 +264,9 @@ describe("the retry budget bounds the whole call", () => {
     });
   });
 
-  it("a timed-out read is not tried again when no attempt could start within the budget", async () => {
+  it.concurrent("a timed-out read is not tried again when no attempt could start within the budget", async ({
+    expect,
+  }) => {
     expect(await hungWhoami(TIMEOUT_MS / 2)).toEqual({
       text: `whoami: the workspace API did not answer within ${TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS). Retry in a moment; if it keeps happening the service is slow or down.`,
       requests: 1,
