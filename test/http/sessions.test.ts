@@ -33,12 +33,12 @@ function activeResources(): Record<string, number> {
   return counts;
 }
 
-// Four batches, each opened together and closed before the next: twice the server's cap of 50 and four
-// times the key's cap of 25, so a session entry, open count or key count not given back refuses a later
+// Four batches, each opened together and closed before the next: twice the server's cap of 20 and four
+// times the key's cap of 10, so a session entry, open count or key count not given back refuses a later
 // batch, beside the counts of sessions, timers and sockets checked at the end. One leaked per session
 // shows in any number of sessions; more would only repeat the same batch.
-const SESSIONS = 100;
-const BATCH = 25;
+const SESSIONS = 40;
+const BATCH = 10;
 const CAPS = ["--max-sessions", String(SESSIONS / 2), "--max-sessions-per-key", String(BATCH)];
 
 describe("stateful sessions", () => {
