@@ -1,8 +1,9 @@
 // Two tiers, each runnable alone (`vitest run --project unit`, or `e2e`); `npm test` runs both at once.
 // unit: the server in the test process, its client in memory; upstreams on loopback. No build needed.
 // e2e: transports and packaging over real sockets: the HTTP transport in process, the built CLI spawned.
-// The scale-out and container image tests run apart (vitest.scale.config.ts, vitest.image.config.ts), as
-// does the conformance script.
+// The scale-out, telemetry, container image and client set-up tests run apart (vitest.scale.config.ts,
+// vitest.telemetry.config.ts, vitest.image.config.ts, vitest.clients.config.ts), as does the conformance
+// script.
 import { defineConfig } from "vitest/config";
 
 // Dependencies that ship a development build resolve to the build users run: vitest picks the workers'
@@ -20,16 +21,19 @@ const E2E = [
   "test/cli/e2e.test.ts",
   "test/cli/startup.test.ts",
   "test/cli/shutdown-drain.test.ts",
-  "test/docs/client-snippets-run.test.ts",
   "test/protocol/*.test.ts",
   "test/bench/driver.test.ts",
-  "test/packaging/mcpb.test.ts",
   "test/oauth/*.test.ts",
   "test/tools/confirm-writes-seal.test.ts",
   "test/cli/settings-problems.test.ts",
   "test/packaging/deploy.test.ts",
   "test/telemetry/e2e.test.ts",
 ];
+/**
+ * How clients start the server, run by `npm run test:clients` (vitest.clients.config.ts) beside the real
+ * client CLIs: the docs' set-ups installed and started as written, and the Claude Desktop bundle.
+ */
+export const CLIENTS = ["test/docs/client-snippets-run.test.ts", "test/packaging/mcpb.test.ts"];
 const SCALE = "test/**/*.scale.test.ts";
 /** Needs Prometheus: npm run test:telemetry (vitest.telemetry.config.ts). */
 const PROMETHEUS = "test/**/*.prometheus.test.ts";
@@ -58,12 +62,12 @@ export default defineConfig({
               test: {
                 name: "unit",
                 include: ["test/**/*.test.ts"],
-                exclude: [SCALE, IMAGE, PROMETHEUS, ...E2E],
+                exclude: [SCALE, IMAGE, PROMETHEUS, ...CLIENTS, ...E2E],
               },
             },
             { extends: true, test: { name: "e2e", include: E2E, exclude: [SCALE, PROMETHEUS] } },
           ],
         }
-      : { include: ["test/**/*.test.ts"], exclude: [SCALE, IMAGE, PROMETHEUS] }),
+      : { include: ["test/**/*.test.ts"], exclude: [SCALE, IMAGE, PROMETHEUS, ...CLIENTS] }),
   },
 });
