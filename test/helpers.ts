@@ -202,16 +202,8 @@ export async function startInMemory(
     reportView,
     sandboxToday,
   });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  for (const side of [clientSide, serverSide]) {
-    // Each message crosses as a JSON line, parsed as the stdio wire parses it: neither side ever holds
-    // the other's objects, and what JSON cannot carry is lost as it would be on any real transport.
-    const send = side.send.bind(side);
-    side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
-  }
-  await server.connect(serverSide);
   const client = new V2Client({ name: "test-client", version: "1.0.0" }, capabilities && { capabilities });
-  await client.connect(clientSide);
+  await connectInMemory(server, client);
   await client.listTools(); // the Client checks structuredContent against each tool's outputSchema
   return {
     client,
@@ -225,8 +217,8 @@ export async function startInMemory(
 }
 
 /**
- * `client` (SDK v2's) connected in memory to `server`, each message crossing as a JSON line as in
- * startInMemory: for a server the test builds itself, such as the problem server of bad settings.
+ * `client` (SDK v2's) connected in memory to `server`: startInMemory's link, and a test's own server's,
+ * such as the problem server of bad settings.
  */
 export async function connectInMemory(
   server: { connect(transport: Transport): Promise<void> },
@@ -234,6 +226,8 @@ export async function connectInMemory(
 ): Promise<void> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   for (const side of [clientSide, serverSide]) {
+    // Each message crosses as a JSON line, parsed as the stdio wire parses it: neither side ever holds
+    // the other's objects, and what JSON cannot carry is lost as it would be on any real transport.
     const send = side.send.bind(side);
     side.send = (message, options) => send(deserializeMessage(serializeMessage(message)), options);
   }
