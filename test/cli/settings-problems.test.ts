@@ -8,12 +8,10 @@ import { createServer } from "node:net";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, type ExpectStatic, expect, it } from "vitest";
-import { parseCommandLine } from "../../src/config/parse.js";
-import { ConfigError } from "../../src/config/types.js";
 import { buildProblemServer } from "../../src/problem-server.js";
-import { everyProblem, problemsForStderr, problemsText } from "../../src/settings-problems.js";
+import { problemsText } from "../../src/settings-problems.js";
+import { decideStart } from "../../src/start-decision.js";
 import { ALL_TOOL_NAMES } from "../../src/tools/register.js";
-import { selectTools } from "../../src/tools/selection.js";
 import { unsetSettingsLine } from "../../src/unset-settings.js";
 import { CLI, childEnv, connectInMemory, runCli } from "../helpers.js";
 
@@ -58,21 +56,16 @@ async function stdioAnswers(args: string[], env: Record<string, string>) {
 }
 
 /**
- * What the CLI serves over stdio for `args` and `env`, built in process as src/cli.ts builds it: every
- * problem, the problem server's answers (SDK v2's client, in memory), and the problems' stderr text.
+ * What the CLI serves over stdio for `args` and `env`, built in process as src/cli.ts builds it from its
+ * decision (src/start-decision.ts): the problem server's answers (SDK v2's client, in memory), and the
+ * problems' stderr text.
  */
 async function answersInProcess(args: string[], env: Record<string, string>) {
-  let first: unknown;
-  try {
-    parseCommandLine(args, env);
-  } catch (error) {
-    first = error;
-  }
-  if (!(first instanceof ConfigError)) throw new Error(`expected settings that cannot be used: ${first}`);
-  const problems = everyProblem(first, args, env);
+  const decision = await decideStart(args, env);
+  if (decision.kind !== "serve problems") throw new Error(`expected problems served, got ${decision.kind}`);
   const client = new Client({ name: "settings-test", version: "1.0.0" });
-  await connectInMemory(buildProblemServer(problemsText(problems, args, env)), client);
-  return { ...(await answersOf(client)), stderr: problemsForStderr(problems) };
+  await connectInMemory(buildProblemServer(problemsText(decision.problems, args, env)), client);
+  return { ...(await answersOf(client)), stderr: decision.stderr };
 }
 
 const failed = (tool: string, text: string) => ({
@@ -187,11 +180,11 @@ async function startupWarnings(expect: ExpectStatic, args: string[], env: Record
 }
 
 /** The start-up line for `args` and `env`, as src/serve.ts writes it (as a warning), built in process. */
-function unsetLineInProcess(args: string[], env: Record<string, string>): string[] {
-  const command = parseCommandLine(args, env);
-  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
-  const { config } = command;
-  const line = unsetSettingsLine(config.upstream, selectTools(config.tools), config.transport);
+async function unsetLineInProcess(args: string[], env: Record<string, string>): Promise<string[]> {
+  const decision = await decideStart(args, env);
+  if (decision.kind !== "serve") throw new Error(`expected serve, got ${decision.kind}`);
+  const { config, tools } = decision;
+  const line = unsetSettingsLine(config.upstream, tools, config.transport);
   return line === undefined ? [] : [line];
 }
 
@@ -206,19 +199,19 @@ describe("start-up names what is unset", () => {
     expect(inForm.warnings).toEqual([
       '"Agent-workspace API base URL" is not set: the workspace tools will fail.',
     ]);
-    expect(unsetLineInProcess([], env)).toEqual(inForm.warnings);
+    expect(await unsetLineInProcess([], env)).toEqual(inForm.warnings);
     expect(inForm.stderr).not.toContain("workspace-key-0123");
   });
 
-  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", () => {
-    expect(unsetLineInProcess([], {})).toEqual([
+  it("over stdio: the key and base URLs, and which tools will fail; nothing once they are set", async () => {
+    expect(await unsetLineInProcess([], {})).toEqual([
       "WORKSPACE_API_KEY is not set: every tool will fail; WORKSPACE_BASE_URL is not set: the workspace tools will fail; ANALYTICS_BASE_URL is not set: the geo_ tools will fail.",
     ]);
     expect(
-      unsetLineInProcess(["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
+      await unsetLineInProcess(["--toolsets", "analytics"], { ANALYTICS_API_KEY: "analytics-key-0123" }),
     ).toEqual(["ANALYTICS_BASE_URL is not set: the geo_ tools will fail."]);
     expect(
-      unsetLineInProcess([], {
+      await unsetLineInProcess([], {
         WORKSPACE_API_KEY: "workspace-key-0123",
         WORKSPACE_BASE_URL: "http://127.0.0.1:9",
         ANALYTICS_BASE_URL: "http://127.0.0.1:9",
@@ -226,9 +219,9 @@ describe("start-up names what is unset", () => {
     ).toEqual([]);
   });
 
-  it("over HTTP: an unset key is said with the header a client may send instead", () => {
+  it("over HTTP: an unset key is said with the header a client may send instead", async () => {
     const env = { WORKSPACE_BASE_URL: "http://127.0.0.1:9", ANALYTICS_BASE_URL: "http://127.0.0.1:9" };
-    expect(unsetLineInProcess(["--transport", "http", "--port", "0"], env)).toEqual([
+    expect(await unsetLineInProcess(["--transport", "http", "--port", "0"], env)).toEqual([
       "WORKSPACE_API_KEY is not set: every tool will fail for a client that sends no X-API-KEY header.",
     ]);
   });

@@ -3,10 +3,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
-import { parseCommandLine } from "../../src/config/parse.js";
-import { ConfigError } from "../../src/config/types.js";
-import { everyProblem, problemsForStderr } from "../../src/settings-problems.js";
-import { selectTools } from "../../src/tools/selection.js";
+import { decideStart } from "../../src/start-decision.js";
 import { ANALYTICS_TOOLS, CLI, childEnv, runCli, startRecorder } from "../helpers.js";
 
 const GEO = ANALYTICS_TOOLS;
@@ -27,20 +24,13 @@ function stdioSession(args: string[], env: Record<string, string> = {}) {
 }
 
 /**
- * The first line the CLI writes to stderr for a selection it cannot serve, built in process as src/cli.ts
- * builds it from `args` and `env` (the spawned runs below hold the exit code and the way there).
+ * The first line the CLI writes to stderr for a selection it cannot serve, from its own decision
+ * (src/start-decision.ts) in process (the spawned runs below hold the exit code and the way there).
  */
-function selectionProblemInProcess(args: string[], env: Record<string, string>): string {
-  const command = parseCommandLine(args, env);
-  if (command.kind !== "serve") throw new Error(`expected serve, got ${command.kind}`);
-  let problem: unknown;
-  try {
-    selectTools(command.config.tools);
-  } catch (error) {
-    problem = error;
-  }
-  if (!(problem instanceof ConfigError)) throw new Error("expected a selection it cannot serve");
-  return problemsForStderr(everyProblem(problem, args, env)).split("\n")[0] ?? "";
+async function selectionProblemInProcess(args: string[], env: Record<string, string>): Promise<string> {
+  const decision = await decideStart(args, env);
+  if (decision.kind !== "stop") throw new Error(`expected a stop, got ${decision.kind}`);
+  return decision.stderr.split("\n")[0] ?? "";
 }
 
 // The spawned servers of the suites run side by side, the short runs of the first one after each other
@@ -68,8 +58,8 @@ describe.concurrent("tool selection at start", () => {
       { MCP_TOOLS: "whoami,tasks_lsit" },
       '--tools (MCP_TOOLS): unknown tool "tasks_lsit"; valid tools: whoami, tasks_query, tasks_comments, agent_runs_query, attachments_download_url, geo_projects, geo_prompts, geo_tags, geo_topics, geo_models, geo_websites, geo_citations, geo_keywords, geo_reports_sentiments',
     ],
-  ])("%j %j is said with the valid names (in process)", (args, env, message) => {
-    expect(selectionProblemInProcess(["--transport", "http", ...args], env)).toBe(
+  ])("%j %j is said with the valid names (in process)", async (args, env, message) => {
+    expect(await selectionProblemInProcess(["--transport", "http", ...args], env)).toBe(
       `agent-workspace-mcp: ${message}`,
     );
   });
