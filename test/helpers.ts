@@ -362,6 +362,13 @@ export async function settingsOutcomeInProcess(
   return undefined;
 }
 
+/** The built CLI, spawned with `args`, stops as decided in process: exit code 2, that stderr, nothing on stdout. */
+export async function expectCliStopsAsInProcess(args: string[]): Promise<void> {
+  const inProcess = await settingsOutcomeInProcess(args);
+  expect(inProcess?.stops).toBe(true);
+  expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
+}
+
 /**
  * A client transport (SDK 1.x's interface) over the stdio of a child the test spawned itself, so that the
  * test keeps the child: its exit code, and signals. close() ends the child's stdin, and nothing more.

@@ -12,7 +12,14 @@ import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { sandboxGuide } from "../../src/server.js";
 import { SERVER_VERSION } from "../../src/version.js";
 import { exerciseEveryTool, listeningUrl } from "../every-tool.js";
-import { CLI, childEnv, childStdioTransport, runCli, settingsOutcomeInProcess } from "../helpers.js";
+import {
+  CLI,
+  childEnv,
+  childStdioTransport,
+  expectCliStopsAsInProcess,
+  runCli,
+  settingsOutcomeInProcess,
+} from "../helpers.js";
 
 // Each test spawns its own processes and waits on them: the two serving ones run side by side
 // (describe.concurrent), then the short runs, one test after the other (it.sequential), so that the
@@ -86,8 +93,9 @@ describe.concurrent("the built server, spawned", () => {
     expect(USAGE.split("\n")[0]).toBe("Usage: agent-workspace-mcp [options]");
   });
 
-  // Each case's words in process, by the steps src/cli.ts takes; the transport it cannot use spawned, to
-  // hold that the process writes the same, nothing to stdout, and exits 2 rather than serve stdio.
+  // Each case's words in process, from the CLI's own decision (src/start-decision.ts); the transport it
+  // cannot use spawned, to hold that the process writes the same, nothing to stdout, and exits 2 rather
+  // than serve stdio.
   it.each([
     [
       ["--transport", "http"],
@@ -118,8 +126,6 @@ describe.concurrent("the built server, spawned", () => {
 
   it.sequential("a malformed setting stops the built CLI as worked out in process: exit code 2, that stderr, nothing on stdout", async () => {
     const args = ["--transport", "websocket"];
-    const inProcess = await settingsOutcomeInProcess(args);
-    expect(inProcess?.stops).toBe(true);
-    expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
+    await expectCliStopsAsInProcess(args);
   });
 });

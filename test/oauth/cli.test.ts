@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { demoHttpServer } from "../every-tool.js";
-import { runCli, settingsOutcomeInProcess } from "../helpers.js";
+import { expectCliStopsAsInProcess, settingsOutcomeInProcess } from "../helpers.js";
 import { openConsent, signInByHand, startFlow } from "../oauth-harness.js";
 
 // The one spawned bad-setting run goes while the --demo --oauth server is started and signed in to
@@ -46,7 +46,7 @@ const TRANSPORT_LINE =
 const stderrOf = (message: string, helpLine: string) =>
   `agent-workspace-mcp: ${message}\n${helpLine}\n(agent-workspace-mcp --help lists every setting)\n`;
 
-// Each case's words in process, by the steps src/cli.ts takes (settingsOutcomeInProcess); one case
+// Each case's words in process, from the CLI's own decision (src/start-decision.ts); one case
 // spawned, to hold that the built CLI writes the same, nothing to stdout, and exits 2.
 describe.concurrent("settings --oauth cannot use", () => {
   it.each([
@@ -89,8 +89,6 @@ describe.concurrent("settings --oauth cannot use", () => {
 
   it("the built CLI does as worked out in process, over stdio too: exit code 2, that stderr, nothing on stdout", async () => {
     const args = ["--oauth", "--demo"];
-    const inProcess = await settingsOutcomeInProcess(args);
-    expect(inProcess?.stops).toBe(true);
-    expect(await runCli(args)).toEqual({ code: 2, stdout: "", stderr: inProcess?.stderr });
+    await expectCliStopsAsInProcess(args);
   });
 });

@@ -240,7 +240,7 @@ it("over HTTP, a traceparent header parents the call when _meta carries none", a
 
 // A variable OpenTelemetry's SDK cannot use is found as the server starts (src/serve.ts), after the
 // settings read: the built CLI spawned, over stdio even. A setting read wrong is said before that
-// (src/cli.ts), checked in process: a spawned run of that path is test/cli/e2e.test.ts's.
+// (src/start-decision.ts), checked in process: a spawned run of that path is test/cli/e2e.test.ts's.
 describe("settings telemetry cannot use stop the server with exit code 2", () => {
   it("an OTLP protocol other than http/protobuf and http/json: one line on stderr, nothing on stdout", async () => {
     expect(
