@@ -1,0 +1,23 @@
+// One structured log line per event an operator audits: a write, a sign-in or its refusal, a reused
+// refresh token, a revocation. Ids and outcomes only: never a key, a token, or text a person wrote.
+import { log } from "./log.js";
+
+export type AuditEvent = "write" | "signin" | "signin_refused" | "refresh_reuse" | "revocation";
+
+export interface AuditFields {
+  /** The grant the event belongs to (OAuth), when there is one. */
+  grant?: string;
+  /** The OAuth client, or "api-key"/"shared-token"/"environment" for requests that signed in otherwise. */
+  client?: string;
+  tool?: string;
+  /** The id the event acted on (a task, a comment), never its text. */
+  target?: string;
+  /** "ok", "refused", "failed", … and for a refusal a short machine reason. */
+  outcome: string;
+  reason?: string;
+}
+
+/** Written at notice, so LOG_LEVEL=info and notice keep it; the line carries the trace id while telemetry is on. */
+export function audit(event: AuditEvent, fields: AuditFields): void {
+  log("notice", "audit", { event, ...fields });
+}
