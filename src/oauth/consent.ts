@@ -202,7 +202,7 @@ export class ConsentFlow {
     const credentials: GrantCredentials = {
       workspaceApiKey: workspaceKey,
       ...(analyticsKey && analyticsKey !== workspaceKey ? { analyticsApiKey: analyticsKey } : {}),
-      write: false,
+      scopes: [],
     };
     const checked = await this.projectsOf(credentials);
     if ("reason" in checked) {
@@ -271,7 +271,11 @@ export class ConsentFlow {
       ...credentials,
       workspaceProjectId: chosen("workspace_project", pending.workspaceProjects),
       analyticsProjectId: chosen("analytics_project", pending.analyticsProjects),
-      write: offered && form.get("write") === "1",
+      scopes: [
+        "workspace:read",
+        "analytics:read",
+        ...(offered && form.get("write") === "1" ? (["workspace:write"] as const) : []),
+      ],
     };
     const code = random();
     const record: CodeRecord = {

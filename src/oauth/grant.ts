@@ -1,5 +1,19 @@
 // What a person grants a client, and the upstream settings a call made with that grant uses.
+import type { ApiName } from "../clients/http.js";
 import type { UpstreamSettings } from "../config/types.js";
+
+/**
+ * OAuth scopes: one per API for reading, and one for the workspace writes (tasks_comments), the only
+ * tool that creates data. A person can grant reading without writing, or one API without the other.
+ */
+export const SCOPES = ["workspace:read", "workspace:write", "analytics:read"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The scope a tool's call needs. */
+export function scopeOf(endpoint: { api: ApiName; readOnly: boolean }): Scope {
+  if (endpoint.api === "analytics") return "analytics:read";
+  return endpoint.readOnly ? "workspace:read" : "workspace:write";
+}
 
 /** The credentials and choices behind a grant: sealed in every token and store record that holds them. */
 export interface GrantCredentials {
@@ -8,8 +22,8 @@ export interface GrantCredentials {
   analyticsApiKey?: string;
   workspaceProjectId?: string;
   analyticsProjectId?: string;
-  /** Whether the assistant may create data (tasks_comments); without it the write tools are not listed. */
-  write: boolean;
+  /** What the grant's calls may do; a call beyond them is refused before anything is sent. */
+  scopes: Scope[];
 }
 
 /** A request authorized by an access token: which grant, and what its calls send upstream. */

@@ -3,6 +3,7 @@
 // any test here holds a key.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { GrantCredentials } from "../../src/oauth/grant.js";
 import { Keyring, mintAccessToken, openAccessToken } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "../../src/sandbox/index.js";
 import { logLines } from "../log-capture.js";
@@ -30,7 +31,10 @@ afterEach(() => {
 });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const credentials = { workspaceApiKey: SANDBOX_API_KEY, write: false };
+const credentials: GrantCredentials = {
+  workspaceApiKey: SANDBOX_API_KEY,
+  scopes: ["workspace:read", "analytics:read"],
+};
 
 /** /mcp refuses the token: 401, the OAuth error JSON, and the challenge with the error and the metadata. */
 async function expectRefused(token: string, description: string): Promise<void> {

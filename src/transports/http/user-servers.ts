@@ -115,7 +115,9 @@ export function perUserServers(
     const overrides = grant ? grantSettings(grant.credentials) : userOverrides(headers);
     // A grant without write permission lists no tool that creates data.
     const tools = toolsFor(
-      grant && !grant.credentials.write ? { ...headers, "x-mcp-read-only": "1" } : headers,
+      grant && !grant.credentials.scopes.includes("workspace:write")
+        ? { ...headers, "x-mcp-read-only": "1" }
+        : headers,
       serverTools,
     );
     let identity: string | undefined;
