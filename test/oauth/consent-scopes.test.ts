@@ -2,7 +2,7 @@
 // shown as the person's choices and narrowed by them; the key checked with every configured API whatever
 // tools are served; and the audit line of each sign-in and each refusal, never a key.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/oauth/grant.js";
+import type { GrantCredentials, Scope } from "../../src/oauth/grant.js";
 import { Keyring, openAccessToken } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { logLines } from "../log-capture.js";
@@ -71,8 +71,19 @@ async function grantedScopes(
   choices: ConsentPage,
   scopes: readonly string[],
 ): Promise<Scope[]> {
+  return (await granted(target, flow, choices, scopes)).scopes;
+}
+
+/** Allows `scopes` (and `extra` fields) on a page of choices and exchanges the code: what the token holds. */
+async function granted(
+  target: OAuthHarness,
+  flow: HandFlow,
+  choices: ConsentPage,
+  scopes: readonly string[],
+  extra: Record<string, string> = {},
+): Promise<GrantCredentials> {
   const fields = Object.fromEntries(scopes.map((scope) => [scope, "1"]));
-  const allowed = await postConsent(target.origin, choices, { step: "allow", ...fields });
+  const allowed = await postConsent(target.origin, choices, { step: "allow", ...fields, ...extra });
   expect(allowed.status).toBe(303);
   const code = new URL(allowed.headers.get("location") ?? "").searchParams.get("code") ?? "";
   const exchanged = await postForm(`${target.origin}/token`, {
@@ -84,7 +95,7 @@ async function grantedScopes(
   });
   const audience = { issuer: target.origin, resource: `${target.origin}/mcp` };
   const token = String(exchanged.body?.access_token);
-  return (await openAccessToken(new Keyring([TEST_SECRET]), audience, token)).credentials.scopes;
+  return (await openAccessToken(new Keyring([TEST_SECRET]), audience, token)).credentials;
 }
 
 describe("scopes asked for", () => {
@@ -136,6 +147,17 @@ describe("scopes asked for", () => {
       "workspace:read",
       "workspace:write",
     ]);
+  });
+
+  it("keeps a default project only when the key was shown it", async () => {
+    const flow = await startFlow(server.origin);
+    const seen = server.sandbox.workspaceProjectId;
+    const choices = await choicesOn(server, asking(flow));
+    const chosen = await granted(server, flow, choices, ["workspace:read"], { workspace_project: seen });
+    expect(chosen.workspaceProjectId).toBe(seen);
+    const other = await choicesOn(server, asking(flow));
+    const forged = await granted(server, flow, other, ["workspace:read"], { workspace_project: "not-shown" });
+    expect(forged).toEqual({ workspaceApiKey: SANDBOX_API_KEY, scopes: ["workspace:read"] });
   });
 
   it("with nothing ticked, shows the choices again and issues no code", async () => {

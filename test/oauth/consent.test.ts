@@ -192,6 +192,30 @@ describe("the consent page", () => {
     expect(real.status).toBe(200);
   });
 
+  it("refuses a form posted from another origin, whatever it carries", async () => {
+    const flow = await startFlow(server.origin);
+    const page = await openConsent(flow.authorizationUrl);
+    const answer = await fetch(`${server.origin}/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: page.cookie,
+        origin: "https://evil.example",
+      },
+      body: new URLSearchParams({
+        request: fieldOf(page.html, "request"),
+        csrf: fieldOf(page.html, "csrf"),
+        step: "key",
+        workspace_key: SANDBOX_API_KEY,
+      }),
+    });
+    expect([answer.status, await answer.json()]).toEqual([
+      403,
+      { error: "invalid_request", error_description: "the form was posted from another site" },
+    ]);
+  });
+
   it("sends a denial back to the client as access_denied, with state and iss", async () => {
     const flow = await startFlow(server.origin);
     const page = await openConsent(flow.authorizationUrl);
