@@ -29,7 +29,7 @@ import { digestOf, type Keyring, sameSecret, seal } from "./seal.js";
 
 export const CONSENT_TTL_MS = 15 * 60_000;
 export const CODE_TTL_MS = 60_000;
-/** Keys tried along one page's chain of forms before it must be started again. */
+/** Key checks along one page's chain of forms before it must be started again. */
 const MAX_KEY_ATTEMPTS = 5;
 /** Replicas' clocks may differ a little: the used mark outlives the form's expiry by this much. */
 const CLOCK_MARGIN_MS = 60_000;
@@ -196,7 +196,13 @@ export class ConsentFlow {
   }
 
   /** The choice step shown again (a post without a button, or with nothing allowed): the key checked anew. */
-  private async choices(res: ServerResponse, form: ConsentForm, expiresAt: number, error: string) {
+  private async choices(res: ServerResponse, previous: ConsentForm, expiresAt: number, error: string) {
+    // A check like the key step's, counted with them.
+    const form: ConsentForm = { ...previous, attempts: previous.attempts + 1 };
+    if (form.attempts > MAX_KEY_ATTEMPTS) {
+      this.refuse("key_attempts", form.clientId);
+      return this.errorPage(res, `${MAX_KEY_ATTEMPTS} keys were tried on this page.`, 429);
+    }
     const key = form.key as NonNullable<ConsentForm["key"]>;
     const checked = await checkKey(credentialsOf(key), this.settings.upstream, this.settings.dispatcher);
     if ("reason" in checked) {
