@@ -214,7 +214,10 @@ export function scriptsOf(text: string): string[] {
 
 const hostIsOrUnder = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
 
-/** The warnings a name earns; `verifiedHost` is a metadata document's host, where there is one. */
+/**
+ * The warnings a name earns. `verifiedHost` is a host the client is known to answer at (its metadata
+ * document's, or its https redirect URI's): a known assistant's name there is no imitation.
+ */
 export function nameFlags(name: string, verifiedHost?: string): NameFlag[] {
   const flags: NameFlag[] = [];
   const nameWords = words(name);
@@ -246,6 +249,7 @@ export function identityOf(client: { clientId: string; name?: string }, redirect
     source: fromDocument ? "metadata_document" : "redirect_uri",
     host,
     ...(name ? { claimedName: name } : {}),
-    flags: name ? nameFlags(name, fromDocument ? host : undefined) : [],
+    // A code only ever goes to the redirect URI: an https one on an assistant's own host is that assistant's.
+    flags: name ? nameFlags(name, fromDocument || redirectUri.startsWith("https://") ? host : undefined) : [],
   };
 }

@@ -128,6 +128,13 @@ describe("identity", () => {
         { kind: "mixed_scripts", scripts: ["Cyrillic", "Latin"] },
       ],
     });
+    // A code for an https redirect URI goes to that host only: an assistant's own is no imitation.
+    expect(
+      identityOf({ clientId: "eyJ.x.y", name: "Claude" }, "https://claude.ai/api/callback").flags,
+    ).toEqual([]);
+    expect(identityOf({ clientId: "eyJ.x.y", name: "Claude" }, "http://localhost:9/cb").flags).toEqual([
+      { kind: "lookalike", assistant: "Claude" },
+    ]);
     expect(identityOf({ clientId: "eyJ.x.y" }, "cursor://anysphere.cursor/cb")).toEqual({
       source: "redirect_uri",
       host: "cursor://anysphere.cursor",
