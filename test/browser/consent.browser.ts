@@ -98,6 +98,8 @@ describe.each(["light", "dark"] as const)("the consent page, %s", (scheme) => {
       await page.getByLabel("Workspace API key").fill(SANDBOX_API_KEY);
       await page.getByRole("button", { name: "Check key" }).click();
       await page.waitForLoadState();
+      const dir = process.env.CONSENT_SCREENSHOT_DIR;
+      if (dir) await page.screenshot({ path: join(dir, `choices-${scheme}.png`), fullPage: true });
       await page.getByLabel("Default workspace project").selectOption({ index: 1 });
       // Nothing asked for: every scope is offered, ticked; the person keeps reading and leaves out analytics.
       await expect(page.getByLabel("Add comments to tasks (tasks_comments)").isChecked()).resolves.toBe(true);
