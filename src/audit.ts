@@ -12,6 +12,8 @@ export interface AuditFields {
   tool?: string;
   /** The id the event acted on (a task, a comment), never its text. */
   target?: string;
+  /** OAuth scopes, space-separated as OAuth writes them (a sign-in's grant). */
+  scopes?: string;
   /** "ok", "refused", "failed", … and for a refusal a short machine reason. */
   outcome: string;
   reason?: string;

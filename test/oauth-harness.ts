@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { OAuthClientMetadata, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { createDispatcher } from "../src/clients/http.js";
 import type { HttpSettings, UpstreamSettings } from "../src/config/types.js";
+import type { Scope } from "../src/oauth/grant.js";
 import { OAuthServer, type OAuthSettings } from "../src/oauth/index.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { memoryStore, type SharedStore } from "../src/state/store.js";
@@ -197,7 +198,25 @@ export interface Choice {
   analyticsKey?: string;
   workspaceProject?: string;
   analyticsProject?: string;
+  /** Also allow writing (workspace:write) beside the two read scopes; `scopes` says exactly instead. */
   write?: boolean;
+  scopes?: readonly Scope[];
+}
+
+/** The consent form's fields that allow `scopes`: one checkbox per scope, as a browser posts ticked ones. */
+export function scopeFields(scopes: readonly Scope[]): Record<string, string> {
+  return Object.fromEntries(scopes.map((scope) => [scope, "1"]));
+}
+
+/** What a Choice allows: its scopes, or both reads (and workspace:write with `write`). */
+export function scopesOf(choice: Pick<Choice, "write" | "scopes">): readonly Scope[] {
+  return (
+    choice.scopes ?? [
+      "workspace:read",
+      "analytics:read",
+      ...(choice.write ? (["workspace:write"] as const) : []),
+    ]
+  );
 }
 
 /** The whole consent: key, then choices, then allow; the redirect's query (code, state, iss). */
@@ -219,7 +238,7 @@ export async function consent(
     step: "allow",
     workspace_project: choice.workspaceProject ?? "",
     analytics_project: choice.analyticsProject ?? "",
-    ...(choice.write ? { write: "1" } : {}),
+    ...scopeFields(scopesOf(choice)),
   });
   const location = allowed.headers.get("location");
   if (allowed.status !== 303 || !location) throw new Error(`allow answered ${allowed.status}`);

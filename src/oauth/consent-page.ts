@@ -1,8 +1,12 @@
 // The consent page: one self-contained HTML document (no script, no outside asset), in two steps: the
-// person's API key(s), then default projects and whether the assistant may write. Every value from a
-// client has its hidden characters removed and is HTML-escaped; the CSP allows nothing but its style.
+// person's API key(s), then what the assistant may do and its default projects. It leads with what was
+// checked about the client (a host), shows the client's name only as its own claim, with warnings about
+// imitating names. Every value from a client has its hidden characters removed and is HTML-escaped; the
+// CSP allows nothing but its style.
 import { randomBytes } from "node:crypto";
 import { removeHidden } from "../tools/hidden.js";
+import type { ClientIdentity, NameFlag } from "./consent-identity.js";
+import type { Scope } from "./grant.js";
 import { formActionSourceOf, returnPlaceOf } from "./redirects.js";
 
 export interface Project {
@@ -11,11 +15,11 @@ export interface Project {
 }
 
 export interface ConsentView {
-  /** The pending request's id and its CSRF token, posted back as hidden fields. */
-  requestId: string;
+  /** The consent in progress, sealed (consent-form.ts), and its CSRF token: posted back as hidden fields. */
+  form: string;
   csrf: string;
-  clientName?: string;
   clientId: string;
+  identity: ClientIdentity;
   redirectUri: string;
   step: "key" | "choose";
   /** A refusal to say on the page (a key the APIs refused, say). */
@@ -24,9 +28,16 @@ export interface ConsentView {
   demoKey?: string;
   workspaceProjects?: Project[];
   analyticsProjects?: Project[];
-  /** Whether the write tool exists on this server at all. */
-  writeOffered?: boolean;
+  /** What this server can grant, and what is ticked to begin with (what the client asked for). */
+  scopes: { offered: readonly Scope[]; chosen: readonly Scope[] };
 }
+
+/** Each scope as a person reads it. */
+export const SCOPE_LABELS: Record<Scope, string> = {
+  "workspace:read": "Read your tasks and agent runs",
+  "workspace:write": "Add comments to tasks (tasks_comments)",
+  "analytics:read": "Read your visibility analytics",
+};
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -51,6 +62,8 @@ label{display:block;font-weight:600;margin:1rem 0 .3rem}input[type=password],sel
 fieldset{border:1px solid var(--line);border-radius:8px;margin:1rem 0;padding:.5rem 1rem 1rem}legend{font-weight:600;padding:0 .3rem}
 .check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}.check input{margin-top:.3rem}
 .alert{border:2px solid var(--bad);color:var(--bad);border-radius:6px;padding:.5rem .8rem;margin:1rem 0}
+.warn{border-left:4px solid var(--bad);margin:1rem 0;padding:.3rem .8rem;list-style:none}.warn li{margin:.3rem 0}
+.claim{font-size:1.05rem}
 .actions{display:flex;gap:.8rem;margin-top:1.5rem}button{font:inherit;padding:.55rem 1.2rem;border-radius:6px;border:1px solid var(--accent);cursor:pointer}
 button.primary{background:var(--accent);color:var(--card)}button.secondary{background:transparent;color:var(--accent)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}code{font-size:.9em}
@@ -89,51 +102,95 @@ function projectSelect(id: string, label: string, projects: Project[] | undefine
 <select id="${id}" name="${id}" aria-describedby="projects-help"><option value="">None: the assistant asks or chooses per call</option>${options}</select>`;
 }
 
+/** A name's warning as the person reads it. */
+function flagText(flag: NameFlag): string {
+  if (flag.kind === "lookalike") {
+    const name = escapeHtml(flag.assistant);
+    return `The name looks like that of <strong>${name}</strong>, a known assistant, but nothing shows this application is ${name}. Continue only if you started this sign-in from ${name} yourself, just now.`;
+  }
+  if (flag.kind === "mixed_scripts") {
+    return `The name mixes letters of different scripts (${escapeHtml(flag.scripts.join(", "))}), a way to imitate another name.`;
+  }
+  return "The name claims to be verified or official. This server verifies no application&#39;s name.";
+}
+
+/** Who asks, as far as it is known: the checked host first, then the name as the client's own words. */
+function identityLines(
+  identity: ClientIdentity,
+  redirectUri: string,
+  clientId: string,
+): { heading: string; lines: string } {
+  const host = `<strong>${shown(identity.host, 200)}</strong>`;
+  const heading =
+    identity.source === "metadata_document"
+      ? `An application at ${host} asks to use your workspace`
+      : `An application returning to ${host} asks to use your workspace`;
+  const claim = identity.claimedName
+    ? `<p class="claim">It calls itself &#8220;${shown(identity.claimedName)}&#8221;. That name is its own claim: nobody checked it.</p>`
+    : `<p class="claim">It gives no name.</p>`;
+  const checked =
+    identity.source === "metadata_document"
+      ? `<p class="muted">Checked: its description is published at <code>${shown(clientId, 200)}</code>. After you answer, you are sent back to <strong>${shown(returnPlaceOf(redirectUri), 200)}</strong>.</p>`
+      : `<p class="muted">Checked: only where you are sent back after you answer. Any application can register under any name.</p>`;
+  const flags =
+    identity.flags.length === 0
+      ? ""
+      : `<ul class="warn" aria-label="Warnings about this name">${identity.flags
+          .map((flag) => `<li>${flagText(flag)}</li>`)
+          .join("")}</ul>`;
+  return { heading, lines: `${claim}${flags}${checked}` };
+}
+
+function scopeChoices(scopes: ConsentView["scopes"]): string {
+  const boxes = scopes.offered
+    .map(
+      (scope) =>
+        `<label class="check"><input type="checkbox" name="${scope}" value="1"${scopes.chosen.includes(scope) ? " checked" : ""}> ${SCOPE_LABELS[scope]}</label>`,
+    )
+    .join("\n");
+  return `<fieldset aria-describedby="scopes-help"><legend>Let the assistant</legend>
+${boxes}
+<p class="muted" id="scopes-help">Ticked: what the application asked for. You may allow less.</p></fieldset>`;
+}
+
 export function renderConsentPage(view: ConsentView, nonce: string): string {
-  const client = view.clientName ? shown(view.clientName) : "An unnamed application";
-  const place = shown(returnPlaceOf(view.redirectUri), 200);
-  const clientLine = view.clientId.startsWith("https://")
-    ? `<p class="muted">Its description is published at <code>${shown(view.clientId, 200)}</code>.</p>`
-    : "";
+  const { heading, lines } = identityLines(view.identity, view.redirectUri, view.clientId);
+  const asked = view.scopes.chosen.map((scope) => SCOPE_LABELS[scope].toLowerCase()).join("; ");
   const error = view.error
     ? `<div class="alert" role="alert" id="problem">${escapeHtml(view.error)}</div>`
     : "";
-  const hidden = `<input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
+  const hidden = `<input type="hidden" name="request" value="${escapeHtml(view.form)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">`;
   const body =
     view.step === "key"
       ? `<form method="post" action="/authorize">
 ${hidden}
+${asked ? `<p>It asks to: ${escapeHtml(asked)}.</p>` : ""}
 <label for="workspace_key">Workspace API key</label>
 <input type="password" id="workspace_key" name="workspace_key" required autocomplete="off" autofocus${view.error ? ' aria-describedby="problem"' : ""}>
 <label for="analytics_key">Analytics API key <span class="muted">(only if it differs)</span></label>
 <input type="password" id="analytics_key" name="analytics_key" autocomplete="off">
 ${view.demoKey ? `<p class="muted">This is a demo server: its key is <code>${escapeHtml(view.demoKey)}</code>.</p>` : ""}
-<p class="muted">The key stays on this server, sealed; the application never sees it. It is checked with the APIs before anything is granted.</p>
+<p class="muted">The key stays on this server; the application never sees it. It is checked with the APIs before anything is granted.</p>
 <div class="actions"><button class="primary" type="submit" name="step" value="key">Check key</button>
 <button class="secondary" type="submit" name="step" value="deny" formnovalidate>Deny</button></div>
 </form>`
       : `<form method="post" action="/authorize">
 ${hidden}
 <p>The key was accepted.</p>
+${scopeChoices(view.scopes)}
 ${projectSelect("workspace_project", "Default workspace project", view.workspaceProjects)}
 ${projectSelect("analytics_project", "Default analytics project", view.analyticsProjects)}
 <p class="muted" id="projects-help">A default project is used when the assistant names none.</p>
-${
-  view.writeOffered
-    ? `<fieldset><legend>Permissions</legend><label class="check"><input type="checkbox" name="write" value="1"> Let the assistant add comments to tasks (tasks_comments). Without this it can only read.</label></fieldset>`
-    : ""
-}
 <div class="actions"><button class="primary" type="submit" name="step" value="allow">Allow</button>
 <button class="secondary" type="submit" name="step" value="deny">Deny</button></div>
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in: ${client}</title><style nonce="${nonce}">${STYLE}</style></head>
+<title>Sign in: ${shown(view.identity.host, 200)}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main aria-labelledby="title">
-<h1 id="title">${client} asks to use your workspace</h1>
-<p>After you answer, you are sent back to <strong>${place}</strong>.</p>
-${clientLine}${error}${body}
+<h1 id="title">${heading}</h1>
+${lines}${error}${body}
 </main></body></html>`;
 }
 

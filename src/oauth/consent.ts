@@ -1,58 +1,38 @@
-// The authorization endpoint: GET checks the client and its redirect URI and shows the consent page;
-// POST takes the person's key, checks it against the APIs (a real call), then their choices, and sends
-// them back to the client with a single-use code. Every step's state is in the shared store, so any
-// replica can answer any step.
+// The authorization endpoint: GET checks the client, its redirect URI and the scopes asked for, and shows
+// the consent page; POST takes the person's key, checks it with the APIs (real calls), then their
+// choices, and sends them back to the client with a single-use code. Nothing is stored before the person
+// allows: the request and the key step's outcome travel in the form, sealed and expiring (consent-form.ts),
+// bound to a cookie; allowing marks the consent used (one atomic step) before the code is issued.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
-import { UpstreamHttpError } from "../clients/errors.js";
-import { createUpstreams } from "../clients/index.js";
+import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
 import type { SharedStore } from "../state/store.js";
-import { ENDPOINTS } from "../tools/register.js";
 import { type ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
+import { type ConsentForm, openForm, projectDigest, sealForm } from "./consent-form.js";
+import { identityOf } from "./consent-identity.js";
+import { checkKey, offeredScopes, type SeenProjects } from "./consent-keys.js";
 import {
   type ConsentView,
   consentHeaders,
   errorPageHeaders,
   newNonce,
-  type Project,
   renderConsentPage,
   renderErrorPage,
 } from "./consent-page.js";
-import { type GrantCredentials, grantSettings } from "./grant.js";
+import { type GrantCredentials, SCOPES, type Scope } from "./grant.js";
 import { readBody, sendHtml } from "./http-io.js";
-import { countRefusal, countSignin } from "./metrics.js";
+import { countRefusal, countSignin, type RefusalReason } from "./metrics.js";
 import { matchRedirectUri } from "./redirects.js";
-import { digestOf, type Keyring, seal, unseal } from "./seal.js";
+import { digestOf, type Keyring, sameSecret, seal } from "./seal.js";
 
 export const CONSENT_TTL_MS = 15 * 60_000;
 export const CODE_TTL_MS = 60_000;
-/** Keys tried on one consent page before it must be started again. */
+/** Key checks along one page's chain of forms before it must be started again. */
 const MAX_KEY_ATTEMPTS = 5;
-const MAX_PROJECTS_SHOWN = 200;
-
-/** A consent in progress (store: oauth:consent:<id>). */
-interface PendingConsent {
-  clientId: string;
-  clientName?: string;
-  redirectUri: string;
-  state?: string;
-  challenge: string;
-  resource: string;
-  csrf: string;
-  attempts: number;
-  /** After the key step: the checked credentials, sealed, and the projects they can see. */
-  sealed?: string;
-  workspaceProjects?: Project[];
-  analyticsProjects?: Project[];
-}
-
-/** Why a key was not taken, and what to tell the person. */
-interface KeyProblem {
-  reason: "key_refused" | "key_unchecked";
-  message: string;
-}
+/** Replicas' clocks may differ a little: the used mark outlives the form's expiry by this much. */
+const CLOCK_MARGIN_MS = 60_000;
 
 /** An issued authorization code (store: oauth:code:<digest>). */
 export interface CodeRecord {
@@ -77,13 +57,20 @@ export interface ConsentSettings {
   secureCookies: boolean;
 }
 
-const WHOAMI = ENDPOINTS.find((e) => e.name === "whoami");
-const GEO_PROJECTS = ENDPOINTS.find((e) => e.name === "geo_projects");
-const WRITE_TOOLS = ENDPOINTS.filter((e) => !e.readOnly).map((e) => e.name);
+/** Why a sign-in stopped at consent: a counted reason, or a form that did not open. */
+type Refusal = RefusalReason | "form_expired" | "form_invalid";
+
 const random = () => randomBytes(32).toString("base64url");
+const FORM_REFUSED =
+  "This sign-in form has expired or was not sent from its own page (its security token is missing or wrong).";
 
 export class ConsentFlow {
-  constructor(private readonly settings: ConsentSettings) {}
+  /** What a sign-in here can be granted: the scopes of the configured APIs that serve a tool. */
+  private readonly offered: Scope[];
+
+  constructor(private readonly settings: ConsentSettings) {
+    this.offered = offeredScopes(settings.upstream, settings.serverTools);
+  }
 
   /** GET /authorize: errors before the redirect URI is trusted are shown here, never redirected. */
   async start(res: ServerResponse, query: URLSearchParams): Promise<void> {
@@ -94,228 +81,217 @@ export class ConsentFlow {
       client = await this.settings.clients.find(clientId);
     } catch (error) {
       if (error instanceof OAuthFailure) {
-        countRefusal("unknown_client");
+        this.refuse("unknown_client", clientId);
         return this.errorPage(res, `The application is not known: ${error.message}.`);
       }
       throw error;
     }
     if (!redirectUri || !matchRedirectUri(redirectUri, client.redirectUris)) {
-      countRefusal("redirect_uri");
+      this.refuse("redirect_uri", clientId);
       return this.errorPage(res, "The address to send you back to is not one the application registered.");
     }
-    const back = (error: string, description: string) =>
+    const back = (reason: Refusal, error: string, description: string) => {
+      this.refuse(reason, clientId);
       this.redirect(res, redirectUri, { error, error_description: description, state: query.get("state") });
+    };
     if (query.get("response_type") !== "code") {
-      countRefusal("response_type");
-      return back("unsupported_response_type", "response_type must be code");
+      return back("response_type", "unsupported_response_type", "response_type must be code");
     }
     const challenge = query.get("code_challenge") ?? "";
     if (query.get("code_challenge_method") !== "S256" || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-      countRefusal("pkce_challenge");
       return back(
+        "pkce_challenge",
         "invalid_request",
         "PKCE is required: code_challenge (43 characters) with code_challenge_method S256",
       );
     }
     const resource = query.get("resource") ?? this.settings.resource;
     if (!sameResource(resource, this.settings.resource)) {
-      countRefusal("resource");
-      return back("invalid_target", `resource must be ${this.settings.resource}`);
+      return back("resource", "invalid_target", `resource must be ${this.settings.resource}`);
     }
-    const pending: PendingConsent = {
+    const asked = (query.get("scope") ?? "").split(" ").filter(Boolean);
+    if (asked.some((scope) => !SCOPES.includes(scope as Scope))) {
+      return back("invalid_scope", "invalid_scope", `scope may hold ${SCOPES.join(", ")} (space-separated)`);
+    }
+    const form: ConsentForm = {
+      id: random(),
+      csrf: random(),
       clientId,
-      clientName: client.name,
+      ...(client.name ? { clientName: client.name } : {}),
       redirectUri,
-      state: query.get("state") ?? undefined,
+      ...(query.get("state") ? { state: query.get("state") as string } : {}),
       challenge,
       resource: this.settings.resource,
-      csrf: random(),
+      // None named: everything the server offers, pre-set; named ones it does not offer are not offered.
+      requested: asked.length === 0 ? this.offered : this.offered.filter((scope) => asked.includes(scope)),
       attempts: 0,
     };
-    const requestId = random();
-    await this.settings.store.set(consentKey(requestId), JSON.stringify(pending), CONSENT_TTL_MS);
-    this.page(res, requestId, pending, "key", undefined, {
-      "set-cookie": this.csrfCookie(requestId, pending.csrf),
-    });
+    const expiresAt = Math.floor((Date.now() + CONSENT_TTL_MS) / 1000);
+    await this.page(res, form, expiresAt, "key", { headers: { "set-cookie": this.csrfCookie(form) } });
   }
 
   /** POST /authorize: the key step, then the choice step (allow or deny). */
   async submit(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const form = new URLSearchParams(await readBody(req));
-    const requestId = form.get("request") ?? "";
-    const stored = /^[A-Za-z0-9_-]{43}$/.test(requestId)
-      ? await this.settings.store.get(consentKey(requestId))
-      : undefined;
-    const pending = stored ? (JSON.parse(stored) as PendingConsent) : undefined;
-    const csrf = form.get("csrf") ?? "";
-    const cookie = cookieValue(req.headers.cookie, cookieName(requestId));
-    if (!pending || csrf !== pending.csrf || cookie !== pending.csrf) {
-      countRefusal("csrf");
-      return this.errorPage(
-        res,
-        "This sign-in form has expired or was not sent from its own page (its security token is missing or wrong).",
-        403,
-      );
+    const fields = new URLSearchParams(await readBody(req));
+    const opened = await openForm(this.settings.keys, this.settings.issuer, fields.get("request") ?? "");
+    if ("refused" in opened) {
+      this.refuse(opened.refused);
+      return this.errorPage(res, FORM_REFUSED, 403);
     }
-    const step = form.get("step");
+    const { form, expiresAt } = opened;
+    const cookie = cookieValue(req.headers.cookie, cookieName(form.id)) ?? "";
+    if (!sameSecret(fields.get("csrf") ?? "", form.csrf) || !sameSecret(cookie, form.csrf)) {
+      this.refuse("csrf", form.clientId);
+      return this.errorPage(res, FORM_REFUSED, 403);
+    }
+    const step = fields.get("step");
     if (step === "deny") {
-      countRefusal("denied");
-      await this.settings.store.delete(consentKey(requestId));
-      return this.redirect(res, pending.redirectUri, {
+      this.refuse("denied", form.clientId);
+      return this.redirect(res, form.redirectUri, {
         error: "access_denied",
         error_description: "the person denied the request",
-        state: pending.state,
+        state: form.state,
       });
     }
-    if (step === "key") return this.checkKey(res, requestId, pending, form);
-    if (step === "allow" && pending.sealed) return this.allow(res, requestId, pending, form);
-    return this.page(
-      res,
-      requestId,
-      pending,
-      pending.sealed ? "choose" : "key",
-      "Choose one of the buttons.",
-    );
+    if (step === "key") return this.keyStep(res, form, expiresAt, fields);
+    if (step === "allow" && form.key) return this.allow(res, form, expiresAt, fields);
+    if (form.key) return this.choices(res, form, expiresAt, "Choose one of the buttons.");
+    return this.page(res, form, expiresAt, "key", { error: "Choose one of the buttons." });
   }
 
-  private async checkKey(
+  private async keyStep(
     res: ServerResponse,
-    requestId: string,
-    pending: PendingConsent,
-    form: URLSearchParams,
+    previous: ConsentForm,
+    expiresAt: number,
+    fields: URLSearchParams,
   ): Promise<void> {
-    const workspaceKey = (form.get("workspace_key") ?? "").trim();
-    const analyticsKey = (form.get("analytics_key") ?? "").trim();
-    pending.attempts += 1;
-    if (pending.attempts > MAX_KEY_ATTEMPTS) {
-      countRefusal("key_attempts");
-      await this.settings.store.delete(consentKey(requestId));
+    // The count travels in the form: an earlier form posted again starts from its own count (see docs).
+    const form: ConsentForm = {
+      ...previous,
+      attempts: previous.attempts + 1,
+      key: undefined,
+      seen: undefined,
+    };
+    if (form.attempts > MAX_KEY_ATTEMPTS) {
+      this.refuse("key_attempts", form.clientId);
       return this.errorPage(res, `${MAX_KEY_ATTEMPTS} keys were tried on this page.`, 429);
     }
-    const save = () =>
-      this.settings.store.set(consentKey(requestId), JSON.stringify(pending), CONSENT_TTL_MS);
-    if (!workspaceKey) {
-      countRefusal("key_missing");
-      await save();
-      return this.page(res, requestId, pending, "key", "Enter your workspace API key.");
+    const workspace = (fields.get("workspace_key") ?? "").trim();
+    const analytics = (fields.get("analytics_key") ?? "").trim();
+    if (!workspace) {
+      this.refuse("key_missing", form.clientId);
+      return this.page(res, form, expiresAt, "key", { error: "Enter your workspace API key." });
     }
-    const credentials: GrantCredentials = {
-      workspaceApiKey: workspaceKey,
-      ...(analyticsKey && analyticsKey !== workspaceKey ? { analyticsApiKey: analyticsKey } : {}),
-      scopes: [],
-    };
-    const checked = await this.projectsOf(credentials);
+    form.key = { workspace, ...(analytics && analytics !== workspace ? { analytics } : {}) };
+    const checked = await checkKey(credentialsOf(form.key), this.settings.upstream, this.settings.dispatcher);
     if ("reason" in checked) {
-      countRefusal(checked.reason);
-      await save();
-      return this.page(res, requestId, pending, "key", checked.message);
+      this.refuse(checked.reason, form.clientId);
+      return this.page(res, { ...form, key: undefined }, expiresAt, "key", { error: checked.message });
     }
-    Object.assign(pending, checked, { sealed: await seal(this.settings.keys, JSON.stringify(credentials)) });
-    await save();
-    return this.page(res, requestId, pending, "choose");
+    form.seen = {
+      workspace: checked.workspace.map((p) => projectDigest(p.id)),
+      analytics: checked.analytics.map((p) => projectDigest(p.id)),
+    };
+    return this.page(res, form, expiresAt, "choose", { projects: checked });
   }
 
-  /** The projects each API shows this key, or what to tell the person when an API refuses it. */
-  private async projectsOf(
-    credentials: GrantCredentials,
-  ): Promise<Pick<PendingConsent, "workspaceProjects" | "analyticsProjects"> | KeyProblem> {
-    const { serverTools, upstream, dispatcher } = this.settings;
-    const upstreams = createUpstreams({ ...upstream, ...grantSettings(credentials) }, dispatcher);
-    const ask = async (endpoint: typeof WHOAMI, rows: "projects" | "data", api: string) => {
-      if (!endpoint || !serverTools.has(endpoint.name)) return undefined;
-      try {
-        const { value } = await upstreams.call(endpoint, {}, { signal: AbortSignal.timeout(15_000) });
-        return projectList((value as Record<string, unknown>)?.[rows]);
-      } catch (error) {
-        if (error instanceof UpstreamHttpError && (error.status === 401 || error.status === 403)) {
-          const message = `The ${api} API refused this key (${error.status}). Check it and try again.`;
-          return { reason: "key_refused", message } satisfies KeyProblem;
-        }
-        const message = `The ${api} API could not check the key just now. Try again in a moment.`;
-        return { reason: "key_unchecked", message } satisfies KeyProblem;
-      }
-    };
-    const [workspace, analytics] = await Promise.all([
-      ask(WHOAMI, "projects", "workspace"),
-      ask(
-        GEO_PROJECTS,
-        "data",
-        credentials.analyticsApiKey ? "analytics" : "analytics (with the workspace key)",
-      ),
-    ]);
-    if (workspace !== undefined && !Array.isArray(workspace)) return workspace;
-    if (analytics !== undefined && !Array.isArray(analytics)) return analytics;
-    return { workspaceProjects: workspace, analyticsProjects: analytics };
+  /** The choice step shown again (a post without a button, or with nothing allowed): the key checked anew. */
+  private async choices(res: ServerResponse, previous: ConsentForm, expiresAt: number, error: string) {
+    // A check like the key step's, counted with them.
+    const form: ConsentForm = { ...previous, attempts: previous.attempts + 1 };
+    if (form.attempts > MAX_KEY_ATTEMPTS) {
+      this.refuse("key_attempts", form.clientId);
+      return this.errorPage(res, `${MAX_KEY_ATTEMPTS} keys were tried on this page.`, 429);
+    }
+    const key = form.key as NonNullable<ConsentForm["key"]>;
+    const checked = await checkKey(credentialsOf(key), this.settings.upstream, this.settings.dispatcher);
+    if ("reason" in checked) {
+      this.refuse(checked.reason, form.clientId);
+      return this.page(res, { ...form, key: undefined, seen: undefined }, expiresAt, "key", {
+        error: checked.message,
+      });
+    }
+    return this.page(res, form, expiresAt, "choose", { error, projects: checked });
   }
 
   private async allow(
     res: ServerResponse,
-    requestId: string,
-    pending: PendingConsent,
-    form: URLSearchParams,
+    form: ConsentForm,
+    expiresAt: number,
+    fields: URLSearchParams,
   ): Promise<void> {
-    const chosen = (field: string, projects: Project[] | undefined) => {
-      const id = form.get(field) ?? "";
-      return id && projects?.some((p) => p.id === id) ? id : undefined;
+    const scopes = this.offered.filter((scope) => fields.get(scope) === "1");
+    if (scopes.length === 0) return this.choices(res, form, expiresAt, "Allow at least one thing, or Deny.");
+    const chosen = (field: string, seen: string[] | undefined) => {
+      const id = fields.get(field) ?? "";
+      return id && seen?.includes(projectDigest(id)) ? id : undefined;
     };
-    // Single use: of two submissions of one page, one issues a code.
-    if ((await this.settings.store.take(consentKey(requestId))) === undefined) {
-      countRefusal("consent_reused");
+    // Single use, across replicas: of two posts of one consent, one sets the mark and goes on. This is
+    // the flow's one store write before the code, and only a checked key reaches it.
+    const markMs = expiresAt * 1000 - Date.now() + CLOCK_MARGIN_MS;
+    if (!(await this.settings.store.setIfAbsent(consentKey(form.id), "allowed", markMs))) {
+      this.refuse("consent_reused", form.clientId);
       return this.errorPage(res, "This sign-in form was already answered.", 409);
     }
-    const credentials = JSON.parse(
-      await unseal(this.settings.keys, pending.sealed as string),
-    ) as GrantCredentials;
-    const offered = WRITE_TOOLS.some((name) => this.settings.serverTools.has(name));
     const granted: GrantCredentials = {
-      ...credentials,
-      workspaceProjectId: chosen("workspace_project", pending.workspaceProjects),
-      analyticsProjectId: chosen("analytics_project", pending.analyticsProjects),
-      scopes: [
-        "workspace:read",
-        "analytics:read",
-        ...(offered && form.get("write") === "1" ? (["workspace:write"] as const) : []),
-      ],
+      ...credentialsOf(form.key as NonNullable<ConsentForm["key"]>),
+      workspaceProjectId: chosen("workspace_project", form.seen?.workspace),
+      analyticsProjectId: chosen("analytics_project", form.seen?.analytics),
+      scopes,
     };
     const code = random();
     const record: CodeRecord = {
-      clientId: pending.clientId,
-      redirectUri: pending.redirectUri,
-      challenge: pending.challenge,
-      resource: pending.resource,
+      clientId: form.clientId,
+      redirectUri: form.redirectUri,
+      challenge: form.challenge,
+      resource: form.resource,
       sealed: await seal(this.settings.keys, JSON.stringify(granted)),
     };
     await this.settings.store.set(codeKey(code), JSON.stringify(record), CODE_TTL_MS);
     countSignin();
-    return this.redirect(res, pending.redirectUri, { code, state: pending.state });
+    audit("signin", { client: form.clientId, scopes: scopes.join(" "), outcome: "ok" });
+    return this.redirect(res, form.redirectUri, { code, state: form.state });
   }
 
-  private page(
+  private async page(
     res: ServerResponse,
-    requestId: string,
-    pending: PendingConsent,
+    form: ConsentForm,
+    expiresAt: number,
     step: ConsentView["step"],
-    error?: string,
-    headers: Record<string, string> = {},
-  ): void {
+    {
+      error,
+      projects,
+      headers = {},
+    }: { error?: string; projects?: SeenProjects; headers?: Record<string, string> } = {},
+  ): Promise<void> {
     const nonce = newNonce();
     const html = renderConsentPage(
       {
-        requestId,
-        csrf: pending.csrf,
-        clientId: pending.clientId,
-        clientName: pending.clientName,
-        redirectUri: pending.redirectUri,
+        form: await sealForm(this.settings.keys, this.settings.issuer, form, expiresAt),
+        csrf: form.csrf,
+        clientId: form.clientId,
+        identity: identityOf({ clientId: form.clientId, name: form.clientName }, form.redirectUri),
+        redirectUri: form.redirectUri,
         step,
         error,
         demoKey: this.settings.demoKey,
-        workspaceProjects: pending.workspaceProjects,
-        analyticsProjects: pending.analyticsProjects,
-        writeOffered: WRITE_TOOLS.some((name) => this.settings.serverTools.has(name)),
+        workspaceProjects: projects?.workspace,
+        analyticsProjects: projects?.analytics,
+        scopes: { offered: this.offered, chosen: form.requested },
       },
       nonce,
     );
-    sendHtml(res, error ? 400 : 200, html, { ...consentHeaders(nonce, pending.redirectUri), ...headers });
+    sendHtml(res, error ? 400 : 200, html, { ...consentHeaders(nonce, form.redirectUri), ...headers });
+  }
+
+  /** Counts a refused step and writes its audit line (the client id, never a key). */
+  private refuse(reason: Refusal, clientId?: string): void {
+    countRefusal(reason === "form_expired" || reason === "form_invalid" ? "csrf" : reason);
+    audit("signin_refused", {
+      ...(clientId ? { client: clientId.slice(0, 512) } : {}),
+      outcome: "refused",
+      reason,
+    });
   }
 
   private errorPage(res: ServerResponse, message: string, status = 400): void {
@@ -336,17 +312,24 @@ export class ConsentFlow {
     res.end();
   }
 
-  private csrfCookie(requestId: string, csrf: string): string {
+  private csrfCookie(form: ConsentForm): string {
     const secure = this.settings.secureCookies ? "; Secure" : "";
     const seconds = CONSENT_TTL_MS / 1000;
-    return `${cookieName(requestId)}=${csrf}; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure}`;
+    return `${cookieName(form.id)}=${form.csrf}; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure}`;
   }
 }
 
-export const consentKey = (requestId: string) => `oauth:consent:${requestId}`;
+/** The single-use mark of an allowed consent (store: oauth:consent:<id>). */
+export const consentKey = (consentId: string) => `oauth:consent:${consentId}`;
 export const codeKey = (code: string) => `oauth:code:${digestOf(code)}`;
 /** One cookie per consent in progress, so two sign-ins in two tabs do not overwrite each other's. */
-const cookieName = (requestId: string) => `oauth_csrf_${requestId.slice(0, 16)}`;
+const cookieName = (consentId: string) => `oauth_csrf_${consentId.slice(0, 16)}`;
+
+const credentialsOf = (key: NonNullable<ConsentForm["key"]>): GrantCredentials => ({
+  workspaceApiKey: key.workspace,
+  ...(key.analytics ? { analyticsApiKey: key.analytics } : {}),
+  scopes: [],
+});
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
@@ -359,12 +342,4 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 /** A resource indicator names this server's /mcp URL (one trailing slash aside). */
 export function sameResource(given: string, expected: string): boolean {
   return given.replace(/\/$/, "") === expected.replace(/\/$/, "");
-}
-
-function projectList(value: unknown): Project[] {
-  if (!Array.isArray(value)) return [];
-  return value
-    .filter((p): p is { id: string; name?: unknown } => typeof p?.id === "string")
-    .slice(0, MAX_PROJECTS_SHOWN)
-    .map((p) => ({ id: p.id, name: typeof p.name === "string" ? p.name : p.id }));
 }

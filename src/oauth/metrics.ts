@@ -14,6 +14,7 @@ export const REFUSAL_REASONS = [
   "response_type",
   "pkce_challenge",
   "resource",
+  "invalid_scope",
   // POST /authorize: the consent form.
   "csrf",
   "key_missing",

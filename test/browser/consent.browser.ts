@@ -2,7 +2,9 @@
 // cautious person might have it: the built server on --demo --oauth, a client registered by DCR whose
 // redirect URI is a local callback server. In light and dark: the page loads nothing but itself, a wrong
 // key is refused on the page (an alert, no code), the right one leads to the choices, and Allow sends the
-// browser back to the client with a code, the state and the issuer.
+// browser back to the client with a code, the state and the issuer. Then the identity lines as a person
+// reads them, for a client with a metadata document, a registered one, a look-alike and a mixed-script
+// name (screenshots go to CONSENT_SCREENSHOT_DIR when it is set, to look at by eye).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
 import { CLI, childEnv } from "../helpers.js";
-import { startFlow } from "../oauth-harness.js";
+import { type OAuthHarness, startFlow, startMetadataHost, startOAuth } from "../oauth-harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -78,7 +80,7 @@ describe.each(["light", "dark"] as const)("the consent page, %s", (scheme) => {
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto(flow.authorizationUrl.href);
       await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe(
-        "Browser assistant asks to use your workspace",
+        `An application returning to ${new URL(callbackUrl).host} asks to use your workspace`,
       );
       // The theme is the system's: dark text on light, or light on dark.
       const background = await page.evaluate("getComputedStyle(document.body).backgroundColor");
@@ -96,8 +98,12 @@ describe.each(["light", "dark"] as const)("the consent page, %s", (scheme) => {
       await page.getByLabel("Workspace API key").fill(SANDBOX_API_KEY);
       await page.getByRole("button", { name: "Check key" }).click();
       await page.waitForLoadState();
+      const dir = process.env.CONSENT_SCREENSHOT_DIR;
+      if (dir) await page.screenshot({ path: join(dir, `choices-${scheme}.png`), fullPage: true });
       await page.getByLabel("Default workspace project").selectOption({ index: 1 });
-      await page.getByLabel(/Let the assistant add comments/).check();
+      // Nothing asked for: every scope is offered, ticked; the person keeps reading and leaves out analytics.
+      await expect(page.getByLabel("Add comments to tasks (tasks_comments)").isChecked()).resolves.toBe(true);
+      await page.getByLabel("Read your visibility analytics").uncheck();
       await page.getByRole("button", { name: "Allow" }).click();
       await page.waitForURL((url) => url.href.startsWith(callbackUrl));
       expect(received.length).toBe(before + 1);
@@ -111,5 +117,92 @@ describe.each(["light", "dark"] as const)("the consent page, %s", (scheme) => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe("the consent page's identity lines", () => {
+  let inProcess: OAuthHarness;
+  let documents: Awaited<ReturnType<typeof startMetadataHost>>;
+  beforeAll(async () => {
+    // In process, so that the server trusts the test certificate of the metadata documents' host.
+    inProcess = await startOAuth();
+    documents = await startMetadataHost((path, res, host) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          client_id: `${host}${path}`,
+          client_name: "Notes helper",
+          redirect_uris: [callbackUrl],
+        }),
+      );
+    });
+  });
+  afterAll(async () => {
+    await documents?.close();
+    await inProcess?.close();
+  });
+
+  /** What a person reads at the top of the page: heading, the name's line, warnings, what was checked. */
+  async function identityOf(url: URL, shot: string) {
+    const context = await browser("light");
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(url.href);
+      const warnings = page.getByRole("list", { name: "Warnings about this name" });
+      const read = {
+        heading: await page.getByRole("heading", { level: 1 }).innerText(),
+        claim: await page.locator("p.claim").innerText(),
+        warnings: (await warnings.count()) === 0 ? [] : await warnings.getByRole("listitem").allInnerTexts(),
+        checked: await page.locator("main > p.muted").first().innerText(),
+      };
+      const dir = process.env.CONSENT_SCREENSHOT_DIR;
+      if (dir) await page.screenshot({ path: join(dir, `${shot}.png`), fullPage: true });
+      return read;
+    } finally {
+      await context.close();
+    }
+  }
+  const back = () => new URL(callbackUrl).host;
+  const registered = async (name: string) =>
+    (await startFlow(inProcess.origin, { redirectUri: callbackUrl, name })).authorizationUrl;
+
+  it("a client with a metadata document: its host first, the name as its claim", async () => {
+    const url = await registered("unused");
+    url.searchParams.set("client_id", `${documents.origin}/client.json`);
+    await expect(identityOf(url, "metadata-document")).resolves.toEqual({
+      heading: `An application at ${new URL(documents.origin).host} asks to use your workspace`,
+      claim: "It calls itself \u201cNotes helper\u201d. That name is its own claim: nobody checked it.",
+      warnings: [],
+      checked: `Checked: its description is published at ${documents.origin}/client.json. After you answer, you are sent back to ${back()}.`,
+    });
+  });
+
+  it("a registered client: where it returns first, the name as its claim", async () => {
+    await expect(identityOf(await registered("Browser assistant"), "registered")).resolves.toEqual({
+      heading: `An application returning to ${back()} asks to use your workspace`,
+      claim: "It calls itself \u201cBrowser assistant\u201d. That name is its own claim: nobody checked it.",
+      warnings: [],
+      checked:
+        "Checked: only where you are sent back after you answer. Any application can register under any name.",
+    });
+  });
+
+  it("a name like a known assistant's is flagged", async () => {
+    const read = await identityOf(await registered("Claude"), "look-alike");
+    expect(read.warnings).toEqual([
+      "The name looks like that of Claude, a known assistant, but nothing shows this application is Claude. Continue only if you started this sign-in from Claude yourself, just now.",
+    ]);
+  });
+
+  it("a name in mixed scripts, claiming a verification, is flagged for each", async () => {
+    const read = await identityOf(await registered("\u0421laude (verified)"), "mixed-script");
+    expect(read.claim).toBe(
+      "It calls itself \u201c\u0421laude (verified)\u201d. That name is its own claim: nobody checked it.",
+    );
+    expect(read.warnings).toEqual([
+      "The name looks like that of Claude, a known assistant, but nothing shows this application is Claude. Continue only if you started this sign-in from Claude yourself, just now.",
+      "The name mixes letters of different scripts (Cyrillic, Latin), a way to imitate another name.",
+      "The name claims to be verified or official. This server verifies no application's name.",
+    ]);
   });
 });

@@ -139,11 +139,14 @@ describe("the consent page", () => {
     // No outside asset and no script: the client's words are text, never markup.
     expect(page.html).not.toMatch(/<script|\bsrc=|<link|<a |url\(|@import/i);
     expect(page.html).not.toContain("\u200b");
-    // Markup is neutralized by sanitizeText (as in answers), then escaped: it shows as text.
+    // The page leads with what was checked (where it returns), then the name as the client's claim,
+    // hidden characters removed and markup escaped: it shows as text.
     expect(page.html).toContain(
-      '<h1 id="title">Evil&#60;script&#62;alert(1)&#60;/script&#62; [click](https://x.example) asks',
+      '<h1 id="title">An application returning to <strong>127.0.0.1:53682</strong> asks to use your workspace</h1>',
     );
-    expect(page.html).toContain("sent back to <strong>127.0.0.1:53682</strong>");
+    expect(page.html).toContain(
+      "It calls itself &#8220;Evil&#60;script&#62;alert(1)&#60;/script&#62; [click](https://x.example)&#8221;. That name is its own claim",
+    );
     expect(page.html).toContain('<input type="password" id="workspace_key" name="workspace_key"');
     expect(page.html).toContain('<input type="password" id="analytics_key" name="analytics_key"');
     expect(page.html).toContain('<label for="workspace_key">');
@@ -165,7 +168,8 @@ describe("the consent page", () => {
     const choices = await accepted.text();
     expect(choices).toContain(`<option value="${server.sandbox.workspaceProjectId}">`);
     expect(choices).toContain(`<option value="${server.sandbox.analyticsProjectId}">`);
-    expect(choices).toContain('name="write" value="1"');
+    for (const scope of ["workspace:read", "workspace:write", "analytics:read"])
+      expect(choices).toContain(`<input type="checkbox" name="${scope}" value="1" checked>`);
     expect(choices).not.toContain(SANDBOX_API_KEY);
   });
 
@@ -186,6 +190,30 @@ describe("the consent page", () => {
     // The page itself still works: nothing was consumed by the forgeries.
     const real = await postConsent(server.origin, page, { step: "key", workspace_key: SANDBOX_API_KEY });
     expect(real.status).toBe(200);
+  });
+
+  it("refuses a form posted from another origin, whatever it carries", async () => {
+    const flow = await startFlow(server.origin);
+    const page = await openConsent(flow.authorizationUrl);
+    const answer = await fetch(`${server.origin}/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: page.cookie,
+        origin: "https://evil.example",
+      },
+      body: new URLSearchParams({
+        request: fieldOf(page.html, "request"),
+        csrf: fieldOf(page.html, "csrf"),
+        step: "key",
+        workspace_key: SANDBOX_API_KEY,
+      }),
+    });
+    expect([answer.status, await answer.json()]).toEqual([
+      403,
+      { error: "invalid_request", error_description: "the form was posted from another site" },
+    ]);
   });
 
   it("sends a denial back to the client as access_denied, with state and iss", async () => {

@@ -18,6 +18,7 @@ import {
   openConsent,
   postForm,
   rawMcp,
+  scopeFields,
   startFlow,
   TEST_SECRET,
   type Tokens,
@@ -105,7 +106,12 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     const allowed = await postConsentTo(
       first,
       { ...page, html: await keyStep.text() },
-      { step: "allow", workspace_project: sandbox.workspaceProjectId, analytics_project: "", write: "1" },
+      {
+        step: "allow",
+        workspace_project: sandbox.workspaceProjectId,
+        analytics_project: "",
+        ...scopeFields(["workspace:read", "workspace:write", "analytics:read"]),
+      },
     );
     expect(allowed.status).toBe(303);
     const callback = new URL(allowed.headers.get("location")!).searchParams;
