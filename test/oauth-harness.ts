@@ -329,6 +329,31 @@ export async function signInByHand(
   return { flow, tokens: answer.body as unknown as Tokens };
 }
 
+/** The code of a finished consent exchanged at `origin`'s token endpoint, as the flow's client. */
+export function exchangeAt(origin: string, flow: HandFlow, code: string) {
+  return postForm(`${origin}/token`, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: flow.redirectUri,
+    code_verifier: flow.verifier,
+    client_id: flow.clientId,
+  });
+}
+
+/** A refresh at `origin`'s token endpoint, as the client `clientId`. */
+export function refreshAt(origin: string, clientId: string, refreshToken: string) {
+  return postForm(`${origin}/token`, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: clientId,
+  });
+}
+
+/** A revocation (RFC 7009) at `origin`, as the client `clientId`. */
+export function revokeAt(origin: string, clientId: string, token: string) {
+  return postForm(`${origin}/revoke`, { token, client_id: clientId });
+}
+
 /** One JSON-RPC POST to /mcp in the 2025 stateless style of a raw client: status, headers and body text. */
 export async function rawMcp(
   url: string,

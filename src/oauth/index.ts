@@ -3,6 +3,7 @@
 // documents, the consent page, the token and revocation endpoints, and the check of a request's token.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
 import { log } from "../log.js";
 import type { SharedStore } from "../state/store.js";
@@ -175,19 +176,25 @@ export class OAuthServer {
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const client = await this.clients.authenticate(form, req.headers.authorization).catch((error) => {
-      if (error instanceof OAuthFailure) countRefusal("client_auth");
+      if (error instanceof OAuthFailure) {
+        countRefusal("client_auth");
+        // No client id: it is the caller's claim, unchecked.
+        audit("signin_refused", { outcome: "refused", reason: "client_auth" });
+      }
       throw error;
     });
     const grantType = form.get("grant_type");
     let answer: unknown;
     if (grantType === "authorization_code") answer = await this.tokens.exchangeCode(form, client);
     else if (grantType === "refresh_token") answer = await this.tokens.refresh(form, client);
-    else
+    else {
+      audit("signin_refused", { client: client.clientId, outcome: "refused", reason: "grant_type" });
       throw refusal(
         "grant_type",
         "unsupported_grant_type",
         "grant_type must be authorization_code or refresh_token",
       );
+    }
     sendOAuthJson(res, 200, answer);
   }
 
