@@ -37,6 +37,12 @@ export interface OAuthHarnessOptions {
   /** Whether client metadata may come from loopback (default: yes, the tests' https host is there). */
   allowPrivateMetadata?: boolean;
   metadataTimeoutMs?: number;
+  /** --oauth-rate-limit (default here 0, no limits: only the tests of the limits ask for them). */
+  rateLimitPerMinute?: number;
+  /** TLS options of metadata fetches (default: trust the tests' metadata host's certificate). */
+  metadataTls?: OAuthSettings["metadataTls"];
+  /** --trusted-proxies. */
+  trustedProxies?: string[];
   /** Settings of the HTTP transport beside --oauth. */
   httpOverrides?: Partial<HttpSettings>;
   /** The upstream the server calls (default: the sandbox). */
@@ -66,8 +72,10 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     dispatcher,
     serverTools: tools,
     allowPrivateMetadata: options.allowPrivateMetadata ?? true,
-    metadataTls: { ca: CA },
+    metadataTls: options.metadataTls ?? { ca: CA },
     metadataTimeoutMs: options.metadataTimeoutMs,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+    trustedProxies: options.trustedProxies,
   });
   const http = await serveHttp(
     perUserServers(env, dispatcher, tools),

@@ -1,0 +1,58 @@
+// Who is asking, as a rate limit counts it: the socket's peer address, unless that peer is one of the
+// operator's trusted proxies (--trusted-proxies), in which case the right-most X-Forwarded-For entry
+// that is not itself a trusted proxy. Entries left of it are the client's own claims and never count.
+import type { IncomingMessage } from "node:http";
+import { BlockList, isIP } from "node:net";
+
+/** An address or CIDR range of --trusted-proxies: undefined when the text is neither. */
+export function proxyEntry(text: string): { address: string; bits?: number } | undefined {
+  const [address = "", bits, ...rest] = text.trim().split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return undefined;
+  if (bits === undefined) return { address };
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max ? { address, bits: Number(bits) } : undefined;
+}
+
+/** The trusted proxies as one BlockList; undefined when none are named. */
+export function trustedProxies(entries: readonly string[] | undefined): BlockList | undefined {
+  if (!entries || entries.length === 0) return undefined;
+  const list = new BlockList();
+  for (const text of entries) {
+    const entry = proxyEntry(text);
+    if (!entry) throw new RangeError(`not an address or CIDR range: ${text.slice(0, 60)}`);
+    const family = isIP(entry.address) === 4 ? "ipv4" : "ipv6";
+    if (entry.bits === undefined) list.addAddress(entry.address, family);
+    else list.addSubnet(entry.address, entry.bits, family);
+  }
+  return list;
+}
+
+/** An address as text, IPv4 written as IPv6 (::ffff:a.b.c.d) turned back into IPv4; undefined if not one. */
+function normalAddress(text: string): string | undefined {
+  const bare = text.trim().replace(/^\[(.*)\](?::\d+)?$/, "$1");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  const address = mapped?.[1] ?? bare;
+  return isIP(address) ? address.toLowerCase() : undefined;
+}
+
+function isTrusted(list: BlockList, address: string): boolean {
+  return list.check(address, isIP(address) === 4 ? "ipv4" : "ipv6");
+}
+
+/** The address a request is counted under. */
+export function clientAddress(req: IncomingMessage, trusted: BlockList | undefined): string {
+  const peer = normalAddress(req.socket.remoteAddress ?? "") ?? "unknown";
+  if (!trusted || peer === "unknown" || !isTrusted(trusted, peer)) return peer;
+  const header = req.headers["x-forwarded-for"];
+  const hops = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").reverse();
+  let address = peer;
+  for (const hop of hops.slice(0, 32)) {
+    const hopAddress = normalAddress(hop);
+    // A malformed entry was written by the hop before it, who is then the client.
+    if (hopAddress === undefined) return address;
+    address = hopAddress;
+    if (!isTrusted(trusted, hopAddress)) return hopAddress;
+  }
+  return address;
+}
