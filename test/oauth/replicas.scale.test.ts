@@ -3,7 +3,8 @@
 // replica by calling its own port: the consent and the code exchange on one, the tool call and the
 // refresh on the other, and the reuse of a rotated-out refresh token caught by the first, after which
 // both refuse the grant's access token. A write confirmation (2026-07-28, --confirm-writes) is asked by
-// one replica and accepted at the other, posting once; the same accept re-sent posts nothing. Races
+// one replica and accepted at the other, posting once; the same accept re-sent posts nothing, and one
+// accept sent to both replicas at once posts once. Races
 // split across both replicas: one code exchanged, or one refresh token used, many times at once: exactly
 // one wins and the grant is revoked. 40 refreshes leave Redis holding the same keys; another client's
 // revocation leaves a token working.
@@ -204,6 +205,38 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       expect(commentPosts()).toHaveLength(1);
     } finally {
       await Promise.all([asker.close(), accepter.close()]);
+    }
+  });
+
+  it("one accept sent to both replicas at once posts once: the answer is spent by one store step", async () => {
+    const args = { task_id: sandbox.ids.taskId, body: "Raced across replicas." };
+    const asker = await clientOf(first, tokens.access_token);
+    const others = await Promise.all(
+      [first, second, first, second].map((r) => clientOf(r, tokens.access_token)),
+    );
+    const call = (client: ModernClient, extra: Record<string, unknown> = {}) =>
+      client.callTool(
+        { name: "tasks_comments", arguments: args, ...extra },
+        { allowInputRequired: true },
+      ) as Promise<Record<string, unknown>>;
+    try {
+      sandbox.requests.length = 0;
+      const question = await call(asker);
+      const accept = {
+        inputResponses: { confirm_write: { action: "accept", content: {} } },
+        requestState: question.requestState,
+      };
+      const results = await Promise.all(others.map((client) => call(client, accept)));
+      expect(results.filter((result) => result.isError === undefined)).toHaveLength(1);
+      for (const refused of results.filter((result) => result.isError === true)) {
+        expect(textOf(refused as never)).toContain("not sent again");
+      }
+      const posts = sandbox.requests.filter(
+        ({ method, path }) => method === "POST" && path.startsWith(COMMENTS_PATH),
+      );
+      expect(posts.map(({ body }) => body)).toEqual([{ action: "create", ...args }]);
+    } finally {
+      await Promise.all([asker, ...others].map((client) => client.close()));
     }
   });
 

@@ -131,6 +131,35 @@ describe("one code, one refresh token: spent once, whatever arrives at once", ()
   });
 });
 
+describe("refresh tokens name their grant, under the operator's secret", () => {
+  it("an altered or made-up refresh token naming a real grant is unknown, and leaves the grant working", async () => {
+    const { flow, tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
+    const [grant, generation, kid, mac] = tokens.refresh_token.split(".");
+    expect(grant).toMatch(/^[0-9a-f-]{36}$/);
+    const forged = [
+      // A later generation, as if rotated: its MAC does not match.
+      `${grant}.${Number(generation) + 1}.${kid}.${mac}`,
+      // Another MAC of the right length.
+      `${grant}.${generation}.${kid}.${"A".repeat(43)}`,
+      // Another key id.
+      `${grant}.${generation}.unknown.${mac}`,
+      `${grant}`,
+    ];
+    for (const token of forged) {
+      const answer = await refreshAt(server.origin, flow.clientId, token);
+      expect(answer.body).toEqual({
+        error: "invalid_grant",
+        error_description: "the refresh token is unknown, expired, revoked or already used",
+      });
+    }
+    expect(audits("signin_refused").map((line) => line.reason)).toEqual(
+      Array(forged.length).fill("refresh_unknown"),
+    );
+    expect(audits("refresh_reuse")).toEqual([]);
+    expect((await refreshAt(server.origin, flow.clientId, tokens.refresh_token)).status).toBe(200);
+  });
+});
+
 describe("what a signed-in client can make the store hold", () => {
   it("after 50 refreshes of one grant the store holds the same keys as after the sign-in", async () => {
     const { flow, tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
