@@ -4,10 +4,9 @@
 // refresh on the other, and the reuse of a rotated-out refresh token caught by the first, after which
 // both refuse the grant's access token. A write confirmation (2026-07-28, --confirm-writes) is asked by
 // one replica and accepted at the other, posting once; the same accept re-sent posts nothing, and one
-// accept sent to both replicas at once posts once. Races
-// split across both replicas: one code exchanged, or one refresh token used, many times at once: exactly
-// one wins and the grant is revoked. 40 refreshes leave Redis holding the same keys; another client's
-// revocation leaves a token working.
+// accept sent to both replicas at once posts once. Races split across both replicas: one code
+// exchanged, or one refresh token used, many times at once: exactly one wins and the grant is revoked.
+// 40 refreshes leave Redis holding the same keys; another client's revocation leaves a token working.
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
