@@ -12,6 +12,7 @@ import { METADATA_FETCH_FAILED } from "../../src/oauth/metadata-documents.js";
 import { CLIENT_ID_FACTOR, METADATA_FETCHES_PER_HOST } from "../../src/oauth/rate-limits.js";
 import { SANDBOX_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
+import { memoryStore, type SharedStore, StoreUnavailableError } from "../../src/state/store.js";
 import {
   type OAuthHarness,
   openConsent,
@@ -116,6 +117,22 @@ describe("a flood from one address", () => {
     // Another application, from one of those addresses, is served.
     const other = await startFlow(server.origin, { name: "Another" });
     expect((await authorizeFrom(other.authorizationUrl, "198.51.100.1")).status).toBe(200);
+  });
+});
+
+describe("a store that cannot count", () => {
+  it("lets sign-in requests through rather than refusing everyone", async () => {
+    const inner = memoryStore();
+    const store: SharedStore = {
+      ...inner,
+      increment: async () => {
+        throw new StoreUnavailableError("not connected");
+      },
+    };
+    const server = await serverWith({ rateLimitPerMinute: 1, store });
+    const flow = await startFlow(server.origin);
+    const pages = await inTurn(3, () => authorizeFrom(flow.authorizationUrl));
+    expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
   });
 });
 
