@@ -45,7 +45,7 @@ interface SpentCode {
 
 export const grantKey = (id: string) => `oauth:grant:${id}`;
 
-const REFRESH_TOKEN = /^([0-9a-f-]{36})\.(\d{1,9})\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{43})$/;
+const REFRESH_TOKEN = /^([0-9a-f-]{36})\.(0|[1-9]\d{0,8})\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{43})$/;
 
 export interface TokenAnswer {
   access_token: string;
@@ -192,8 +192,8 @@ export class TokenService {
       this.verified.delete(token);
       throw new TokenRefused("the access token has expired");
     }
-    // Revocation reaches tokens already issued: the grant must still be there.
-    if (grantOf(await this.store.get(grantKey(claims.grantId))) === undefined) {
+    // Revocation reaches tokens already issued: the grant must still be there (a read, nothing parsed).
+    if ((await this.store.get(grantKey(claims.grantId))) === undefined) {
       throw new TokenRefused("the sign-in behind this token was revoked or has expired; sign in again");
     }
     return { grantId: claims.grantId, clientId: claims.clientId, credentials: claims.credentials };
