@@ -3,27 +3,18 @@
 // that is not itself a trusted proxy. Entries left of it are the client's own claims and never count.
 import type { IncomingMessage } from "node:http";
 import { BlockList, isIP } from "node:net";
-
-/** An address or CIDR range of --trusted-proxies: undefined when the text is neither. */
-export function proxyEntry(text: string): { address: string; bits?: number } | undefined {
-  const [address = "", bits, ...rest] = text.trim().split("/");
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return undefined;
-  if (bits === undefined) return { address };
-  const max = family === 4 ? 32 : 128;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= max ? { address, bits: Number(bits) } : undefined;
-}
+import { isAddressOrRange } from "../config/kinds.js";
 
 /** The trusted proxies as one BlockList; undefined when none are named. */
 export function trustedProxies(entries: readonly string[] | undefined): BlockList | undefined {
   if (!entries || entries.length === 0) return undefined;
   const list = new BlockList();
   for (const text of entries) {
-    const entry = proxyEntry(text);
-    if (!entry) throw new RangeError(`not an address or CIDR range: ${text.slice(0, 60)}`);
-    const family = isIP(entry.address) === 4 ? "ipv4" : "ipv6";
-    if (entry.bits === undefined) list.addAddress(entry.address, family);
-    else list.addSubnet(entry.address, entry.bits, family);
+    if (!isAddressOrRange(text)) throw new RangeError(`not an address or CIDR range: ${text.slice(0, 60)}`);
+    const [address = "", bits] = text.split("/");
+    const family = isIP(address) === 4 ? "ipv4" : "ipv6";
+    if (bits === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(bits), family);
   }
   return list;
 }
