@@ -56,7 +56,8 @@ export function sendTooMany(res: ServerResponse, path: string, limited: RateLimi
       `Too many sign-in requests came from your network or for this application just now. Try again in ${limited.retryAfterSeconds} seconds.`,
       nonce,
     );
-    return sendHtml(res, 429, page, { ...errorPageHeaders(nonce), ...retryAfter });
+    sendHtml(res, 429, page, { ...errorPageHeaders(nonce), ...retryAfter });
+    return;
   }
   const failure = new OAuthFailure(
     "temporarily_unavailable",
