@@ -45,6 +45,8 @@ async function oauthFactoryFor(
       dispatcher,
       serverTools: tools,
       allowPrivateMetadata: config.http.oauthAllowPrivateMetadata,
+      rateLimitPerMinute: config.http.oauthRateLimit,
+      trustedProxies: config.http.trustedProxies,
       demoKey: config.demo ? config.upstream.workspaceApiKey : undefined,
     });
 }

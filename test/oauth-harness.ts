@@ -38,6 +38,12 @@ export interface OAuthHarnessOptions {
   /** Whether client metadata may come from loopback (default: yes, the tests' https host is there). */
   allowPrivateMetadata?: boolean;
   metadataTimeoutMs?: number;
+  /** --oauth-rate-limit (default here 0, no limits: only the tests of the limits ask for them). */
+  rateLimitPerMinute?: number;
+  /** TLS options of metadata fetches (default: trust the tests' metadata host's certificate). */
+  metadataTls?: OAuthSettings["metadataTls"];
+  /** --trusted-proxies. */
+  trustedProxies?: string[];
   /** Settings of the HTTP transport beside --oauth. */
   httpOverrides?: Partial<HttpSettings>;
   /** The upstream the server calls (default: the sandbox). */
@@ -67,8 +73,10 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     dispatcher,
     serverTools: tools,
     allowPrivateMetadata: options.allowPrivateMetadata ?? true,
-    metadataTls: { ca: CA },
+    metadataTls: options.metadataTls ?? { ca: CA },
     metadataTimeoutMs: options.metadataTimeoutMs,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+    trustedProxies: options.trustedProxies,
   });
   const http = await serveHttp(
     perUserServers(env, dispatcher, tools),
@@ -346,6 +354,31 @@ export async function signInByHand(
   if (answer.status !== 200)
     throw new Error(`token answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return { flow, tokens: answer.body as unknown as Tokens };
+}
+
+/** The code of a finished consent exchanged at `origin`'s token endpoint, as the flow's client. */
+export function exchangeAt(origin: string, flow: HandFlow, code: string) {
+  return postForm(`${origin}/token`, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: flow.redirectUri,
+    code_verifier: flow.verifier,
+    client_id: flow.clientId,
+  });
+}
+
+/** A refresh at `origin`'s token endpoint, as the client `clientId`. */
+export function refreshAt(origin: string, clientId: string, refreshToken: string) {
+  return postForm(`${origin}/token`, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: clientId,
+  });
+}
+
+/** A revocation (RFC 7009) at `origin`, as the client `clientId`. */
+export function revokeAt(origin: string, clientId: string, token: string) {
+  return postForm(`${origin}/revoke`, { token, client_id: clientId });
 }
 
 /** One JSON-RPC POST to /mcp in the 2025 stateless style of a raw client: status, headers and body text. */

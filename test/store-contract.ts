@@ -79,6 +79,47 @@ export function storeContract(name: string, store: () => SharedStore): void {
       expect(results.filter((value) => value !== undefined)).toEqual(["the one value"]);
     });
 
+    it("swap sets only from the value it expects, and says whether it did", async () => {
+      const key = fresh();
+      expect(await store().swap(key, "anything", "new", 60_000)).toBe(false);
+      expect(await store().get(key)).toBeUndefined();
+      await store().set(key, "generation 0", 60_000);
+      expect(await store().swap(key, "generation 1", "generation 2", 60_000)).toBe(false);
+      expect(await store().get(key)).toBe("generation 0");
+      expect(await store().swap(key, "generation 0", "generation 1", 60_000)).toBe(true);
+      expect(await store().get(key)).toBe("generation 1");
+      expect(await store().swap(key, "generation 0", "generation 1", 60_000)).toBe(false);
+    });
+
+    it("swap gives the value the TTL it was given", async () => {
+      const key = fresh();
+      await store().set(key, "old", 60_000);
+      expect(await store().swap(key, "old", "short", 50)).toBe(true);
+      expect(await eventually(async () => (await store().get(key)) === undefined)).toBe(true);
+      expect(await store().swap(key, "short", "again", 60_000)).toBe(false);
+    });
+
+    it(`swap raced by ${RACERS} callers from one value: exactly one wins, and its value stays`, async () => {
+      const key = fresh();
+      await store().set(key, "the start", 60_000);
+      const results = await Promise.all(
+        Array.from({ length: RACERS }, (_, i) => store().swap(key, "the start", `racer ${i}`, 60_000)),
+      );
+      const winners = results.flatMap((won, i) => (won ? [i] : []));
+      expect(winners).toHaveLength(1);
+      expect(await store().get(key)).toBe(`racer ${winners[0]}`);
+    });
+
+    it(`increment counts from 1, ${RACERS} at once each counted once, and the count expires`, async () => {
+      const [key, other] = [fresh(), fresh()];
+      expect(await store().increment(key, 60_000)).toBe(1);
+      const counts = await Promise.all(Array.from({ length: RACERS }, () => store().increment(key, 60_000)));
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: RACERS }, (_, i) => i + 2));
+      expect(await store().increment(other, 50)).toBe(1);
+      expect(await store().increment(other, 50)).toBe(2);
+      expect(await eventually(async () => (await store().increment(other, 60_000)) === 1)).toBe(true);
+    });
+
     it("delete removes a key and leaves the others; deleting an absent key is no error", async () => {
       const [gone, kept] = [fresh(), fresh()];
       await store().set(gone, "a", 60_000);

@@ -1,4 +1,5 @@
 // How a setting's text becomes its value: the kinds the settings table gives each setting.
+import { isIP } from "node:net";
 import type { Config } from "./types.js";
 
 /** How a setting's text becomes its value; parse gives undefined for a text that breaks `rule`. */
@@ -13,7 +14,7 @@ export type Kind<T> = {
 } & (
   | { name: "integer"; min: number; max: number }
   | { name: "choice"; words: readonly string[] }
-  | { name: "switch" | "list" | "url" | "uuid" | "text" | "redis-url" }
+  | { name: "switch" | "list" | "url" | "uuid" | "text" | "redis-url" | "addresses" }
 );
 
 /** A whole number within [min, max]. */
@@ -108,6 +109,24 @@ export const redis: Kind<string> = {
   rule: "must be a redis:// or rediss:// URL with a host",
   parse: redisUrl,
   shown: withoutCredentials,
+};
+/** An IP address, or a CIDR range (address/bits). */
+export function isAddressOrRange(text: string): boolean {
+  const [address = "", bits, ...rest] = text.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/** A comma-separated list of IP addresses and CIDR ranges. */
+export const addressList: Kind<string[]> = {
+  name: "addresses",
+  arg: "<list>",
+  rule: "must be a comma-separated list of IP addresses or CIDR ranges",
+  parse: (text) => {
+    const entries = list(text) ?? [];
+    return entries.every(isAddressOrRange) ? entries : undefined;
+  },
 };
 export const uuid: Kind<string> = {
   name: "uuid",

@@ -2,6 +2,7 @@
 // variable, kind, default and help line. The parser (parse.ts) walks it, --help (help.ts) prints it,
 // and tests hold the README's table and server.json to it.
 import {
+  addressList,
   commaList,
   Derived,
   type Kind,
@@ -411,6 +412,22 @@ export const TABLE: { [K in ConfigKey]: SettingSpec<ValueAt<K>> } = {
     default: false,
     section: "HTTP options",
     help: "fetch client metadata from private addresses, for tests only",
+  },
+  "http.oauthRateLimit": {
+    flag: "oauth-rate-limit",
+    env: "MCP_OAUTH_RATE_LIMIT",
+    kind: wholeNumber("<n>", 0, 1_000_000),
+    default: 60,
+    section: "HTTP options",
+    help: "sign-in requests per minute per address and endpoint; 0: no limit",
+  },
+  "http.trustedProxies": {
+    flag: "trusted-proxies",
+    env: "MCP_TRUSTED_PROXIES",
+    kind: addressList,
+    default: [],
+    section: "HTTP options",
+    help: "proxies (addresses, CIDRs) whose X-Forwarded-For names the client",
   },
 };
 

@@ -73,6 +73,10 @@ export interface HttpSettings {
   oauthAllowPrivateMetadata: boolean;
   /** The Redis replicas share state in (src/state/redis.ts); none: this process keeps it in memory. */
   redisUrl?: string;
+  /** Requests per minute one client address may make to each sign-in endpoint; 0: no limit. */
+  oauthRateLimit: number;
+  /** Proxies (addresses, CIDR ranges) whose X-Forwarded-For names the client a rate limit counts. */
+  trustedProxies: string[];
 }
 
 export interface ToolSelection {

@@ -3,8 +3,10 @@
 // documents, the consent page, the token and revocation endpoints, and the check of a request's token.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
 import { log } from "../log.js";
+import { RateLimited } from "../state/rate-limit.js";
 import type { SharedStore } from "../state/store.js";
 import { OAuthChallenge } from "./challenge.js";
 import { ClientDirectory, OAuthFailure } from "./clients.js";
@@ -13,6 +15,7 @@ import type { AuthorizedGrant } from "./grant.js";
 import { API_HEADERS, readBody, readForm, sendOAuthError, sendOAuthJson, sendPreflight } from "./http-io.js";
 import { MetadataFetcher, type MetadataFetcherOptions } from "./metadata-documents.js";
 import { countRefusal, refusal } from "./metrics.js";
+import { DEFAULT_SIGNIN_RATE_LIMIT, SignInLimits, sendTooMany } from "./rate-limits.js";
 import { Keyring, TokenRefused } from "./seal.js";
 import { TokenService } from "./tokens.js";
 
@@ -36,6 +39,10 @@ export interface OAuthSettings {
   metadataTls?: MetadataFetcherOptions["tls"];
   /** Bound on a client metadata fetch (default METADATA_TIMEOUT_MS). */
   metadataTimeoutMs?: number;
+  /** Requests per minute per client address and endpoint (DEFAULT_SIGNIN_RATE_LIMIT); 0: no limits. */
+  rateLimitPerMinute?: number;
+  /** Proxies whose X-Forwarded-For names the client (--trusted-proxies): addresses or CIDR ranges. */
+  trustedProxies?: readonly string[];
 }
 
 const PRM_PATHS = new Set([
@@ -61,6 +68,7 @@ export class OAuthServer {
   private readonly consent: ConsentFlow;
   private readonly documents: MetadataFetcher;
   private readonly asMetadata: Record<string, unknown>;
+  private readonly limits: SignInLimits;
 
   constructor(settings: OAuthSettings) {
     const origin = settings.publicUrl.replace(/\/+$/, "");
@@ -68,10 +76,16 @@ export class OAuthServer {
     this.resource = `${origin}/mcp`;
     this.resourceMetadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`;
     const keys = new Keyring(settings.secrets);
+    this.limits = new SignInLimits(
+      settings.store,
+      settings.rateLimitPerMinute ?? DEFAULT_SIGNIN_RATE_LIMIT,
+      settings.trustedProxies,
+    );
     this.documents = new MetadataFetcher({
       allowPrivate: settings.allowPrivateMetadata,
       tls: settings.metadataTls,
       timeoutMs: settings.metadataTimeoutMs,
+      beforeFetch: (host) => this.limits.metadataFetch(host),
     });
     this.clients = new ClientDirectory(keys, this.documents);
     const audience = { issuer: this.issuer, resource: this.resource };
@@ -112,8 +126,10 @@ export class OAuthServer {
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     try {
+      if (ENDPOINT_PATHS.has(path) && req.method !== "OPTIONS") await this.limits.byAddress(path, req);
       await this.route(req, res, path);
     } catch (error) {
+      if (error instanceof RateLimited) return sendTooMany(res, path, error);
       if (error instanceof OAuthFailure) return sendOAuthError(res, error);
       if (error instanceof TokenRefused)
         return sendOAuthError(res, new OAuthFailure("invalid_grant", error.message));
@@ -135,6 +151,8 @@ export class OAuthServer {
     }
     if (path === "/authorize") {
       const query = new URL(req.url ?? "/", "http://x").searchParams;
+      const clientId = query.get("client_id");
+      if (method === "GET" && clientId) await this.limits.byClient(path, clientId);
       if (method === "GET") return this.consent.start(res, query);
       if (method === "POST") {
         // The form is posted from its own page: a browser says so in Origin.
@@ -175,25 +193,33 @@ export class OAuthServer {
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const client = await this.clients.authenticate(form, req.headers.authorization).catch((error) => {
-      if (error instanceof OAuthFailure) countRefusal("client_auth");
+      if (error instanceof OAuthFailure) {
+        countRefusal("client_auth");
+        // No client id: it is the caller's claim, unchecked.
+        audit("signin_refused", { outcome: "refused", reason: "client_auth" });
+      }
       throw error;
     });
+    await this.limits.byClient("/token", client.clientId);
     const grantType = form.get("grant_type");
     let answer: unknown;
     if (grantType === "authorization_code") answer = await this.tokens.exchangeCode(form, client);
     else if (grantType === "refresh_token") answer = await this.tokens.refresh(form, client);
-    else
+    else {
+      audit("signin_refused", { client: client.clientId, outcome: "refused", reason: "grant_type" });
       throw refusal(
         "grant_type",
         "unsupported_grant_type",
         "grant_type must be authorization_code or refresh_token",
       );
+    }
     sendOAuthJson(res, 200, answer);
   }
 
   private async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const client = await this.clients.authenticate(form, req.headers.authorization);
+    await this.limits.byClient("/revoke", client.clientId);
     const token = form.get("token");
     if (!token) throw new OAuthFailure("invalid_request", "token is missing");
     await this.tokens.revoke(token, client);

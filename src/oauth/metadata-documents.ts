@@ -1,12 +1,15 @@
 // Client ID Metadata Documents: a client_id that is an https URL names the document describing the
-// client. Fetching it is fetching a URL an anonymous caller chose, so: https only, the address it resolves
-// to checked at connect time (no loopback, private or link-local address unless allowed for tests), no
-// redirects, a size cap and a timeout; kept as its Cache-Control says, within a cap.
+// client. Fetching it is fetching a URL an anonymous caller chose, so: https only, no query string, the
+// address it resolves to checked at connect time (no loopback, private or link-local address unless
+// allowed for tests), no redirects, a size cap and a timeout, a bound on fetches per host, one fetch at a
+// time per URL; kept as its Cache-Control says, within a cap. Whatever goes wrong, the caller is told
+// one thing (the detail goes to the debug log), so that no answer tells a closed port from an open one.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import type { Dispatcher } from "undici";
 import requestOn from "undici/lib/api/api-request.js";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
+import { log } from "../log.js";
 
 export const METADATA_MAX_BYTES = 5 * 1024;
 export const METADATA_TIMEOUT_MS = 5_000;
@@ -15,6 +18,10 @@ const MAX_CACHED = 1000;
 
 /** A document that cannot be used; the message says why, without echoing its contents. */
 export class MetadataDocumentError extends Error {}
+
+/** All a caller learns of a fetch or a document that failed. */
+export const METADATA_FETCH_FAILED =
+  "the client's metadata document could not be fetched, or is not a valid document for this client_id";
 
 /** Address ranges a metadata fetch never connects to (RFC 6890 special-purpose, loopback, private). */
 const FORBIDDEN = new BlockList();
@@ -92,6 +99,8 @@ export function metadataUrlProblem(clientId: string): string | undefined {
   if (url.protocol !== "https:") return "a client_id URL must be https";
   if (url.username || url.password || clientId.includes("#"))
     return "a client_id URL has no user, password or fragment";
+  // Each query string would name a document of its own to fetch: one URL per client, without one.
+  if (clientId.includes("?")) return "a client_id URL has no query string here";
   if (url.pathname === "/" || /\/\.\.?(\/|$)/.test(url.pathname))
     return "a client_id URL needs a path without . or .. segments";
   if (clientId.length > 2000) return "a client_id URL is at most 2000 characters";
@@ -111,16 +120,22 @@ export interface MetadataFetcherOptions {
   /** Extra TLS options (tests: the certificate authority of a local https server). */
   tls?: { ca?: string | Buffer };
   timeoutMs?: number;
+  /** Called before each outbound fetch with the URL's host; what it throws (a rate limit) ends the fetch. */
+  beforeFetch?: (host: string) => Promise<void>;
 }
 
 export class MetadataFetcher {
   private readonly dispatcher: Dispatcher;
   private readonly cache = new Map<string, { document: ClientMetadata; until: number }>();
+  /** Fetches under way, by URL: a second caller waits on the first instead of fetching again. */
+  private readonly pending = new Map<string, Promise<ClientMetadata>>();
   private readonly timeoutMs: number;
   private readonly allowPrivate: boolean;
+  private readonly beforeFetch: (host: string) => Promise<void>;
 
   constructor(options: MetadataFetcherOptions) {
     this.allowPrivate = options.allowPrivate;
+    this.beforeFetch = options.beforeFetch ?? (async () => {});
     this.timeoutMs = options.timeoutMs ?? METADATA_TIMEOUT_MS;
     this.dispatcher = new UndiciAgent({
       connect: { lookup: guardedLookup(options.allowPrivate), timeout: this.timeoutMs, ...options.tls },
@@ -130,13 +145,45 @@ export class MetadataFetcher {
     });
   }
 
+  /** The document a client_id URL names; MetadataDocumentError (one message) when it cannot be used. */
   async fetch(clientId: string): Promise<ClientMetadata> {
-    const cached = this.cache.get(clientId);
-    if (cached && cached.until > Date.now()) return cached.document;
-    const { document, maxAgeSeconds } = await this.download(clientId);
-    if (maxAgeSeconds > 0) {
-      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(clientId, { document, until: Date.now() + maxAgeSeconds * 1000 });
+    // Kept by the URL without its query: a new query string is never a new fetch.
+    const url = new URL(clientId);
+    const key = `${url.origin}${url.pathname}`;
+    const cached = this.cache.get(key);
+    if (cached && cached.until > Date.now()) return this.matching(cached.document, clientId);
+    const running = this.pending.get(key);
+    if (running) return this.matching(await running, clientId);
+    const fetching = this.fetchOnce(key, url.host);
+    this.pending.set(key, fetching);
+    try {
+      return this.matching(await fetching, clientId);
+    } finally {
+      this.pending.delete(key);
+    }
+  }
+
+  private async fetchOnce(key: string, host: string): Promise<ClientMetadata> {
+    await this.beforeFetch(host);
+    try {
+      const { document, maxAgeSeconds } = await this.download(key);
+      if (maxAgeSeconds > 0) {
+        if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(key, { document, until: Date.now() + maxAgeSeconds * 1000 });
+      }
+      return document;
+    } catch (error) {
+      if (!(error instanceof MetadataDocumentError)) throw error;
+      log("debug", "client metadata document refused", { host, reason: error.message });
+      throw new MetadataDocumentError(METADATA_FETCH_FAILED);
+    }
+  }
+
+  /** The document, when it names exactly this client_id (the draft: the URL it was fetched from). */
+  private matching(document: ClientMetadata, clientId: string): ClientMetadata {
+    if (document.client_id !== clientId) {
+      log("debug", "client metadata document refused", { reason: "it names another client_id" });
+      throw new MetadataDocumentError(METADATA_FETCH_FAILED);
     }
     return document;
   }
@@ -175,13 +222,14 @@ export class MetadataFetcher {
         `the client's metadata document could not be fetched (${timedOut ? `no answer within ${this.timeoutMs} ms` : (code ?? "error")})`,
       );
     }
-    const text = await readCapped(answer);
     if (answer.statusCode !== 200) {
+      // Read to its end (within the size cap), so no part of it is left to fail later.
+      await answer.body.dump({ limit: METADATA_MAX_BYTES }).catch(() => {});
       throw new MetadataDocumentError(
         `the client's metadata URL answered ${answer.statusCode}${answer.statusCode >= 300 && answer.statusCode < 400 ? " (redirects are not followed)" : ""}`,
       );
     }
-    const document = parseDocument(text, clientId);
+    const document = parseDocument(await readCapped(answer), clientId);
     return { document, maxAgeSeconds: maxAgeOf(answer.headers["cache-control"]) };
   }
 

@@ -36,6 +36,18 @@ export const FIRST_RECONNECT_DELAY_MS = 50;
 /** Commands waiting at once, at most: while Redis hangs, more fail at once rather than pile up. */
 const MAX_QUEUED_COMMANDS = 10_000;
 
+/** Compare-and-set in one step: Redis runs a script whole, with no other command between its calls. */
+const SWAP_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0`;
+
+/** A counter that expires ttl after its first increment (INCR, and PEXPIRE when it starts). */
+const INCREMENT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
 /** The URL as it may be shown: scheme, host, port and database, never a user name or password. */
 export function describeRedisUrl(url: string): string {
   try {
@@ -112,6 +124,7 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
   }
 
   const key = (name: string) => `${KEY_PREFIX}${name}`;
+  const ms = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
   // Redis takes whole milliseconds, at least one.
   const px = (ttlMs: number) => ({ type: "PX" as const, value: Math.max(1, Math.ceil(ttlMs)) });
   const text = (reply: unknown) => (reply === null || reply === undefined ? undefined : String(reply));
@@ -130,6 +143,16 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
         async () => (await client.set(key(name), value, { expiration: px(ttlMs), condition: "NX" })) === "OK",
       ),
     take: (name) => bounded(async () => text(await client.getDel(key(name)))),
+    swap: (name, expected, value, ttlMs) =>
+      bounded(
+        async () =>
+          (await client.eval(SWAP_SCRIPT, { keys: [key(name)], arguments: [expected, value, ms(ttlMs)] })) ===
+          1,
+      ),
+    increment: (name, ttlMs) =>
+      bounded(async () =>
+        Number(await client.eval(INCREMENT_SCRIPT, { keys: [key(name)], arguments: [ms(ttlMs)] })),
+      ),
     delete: (name) =>
       bounded(async () => {
         await client.del(key(name));

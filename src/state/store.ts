@@ -1,6 +1,7 @@
-// State that every replica must see the same: OAuth grants and codes, and the single-use marks of write
-// confirmations. One process keeps it in memory (memoryStore); replicas share a Redis (--redis-url).
-// Values are opaque strings; every key expires, so nothing grows without bound.
+// State that every replica must see the same: OAuth grants and codes, the single-use marks of write
+// confirmations, and the rate limits' counters. One process keeps it in memory (memoryStore); replicas
+// share a Redis (--redis-url). Values are opaque strings; every key expires, so nothing grows without bound.
+// Every single-use step is one store call (take, setIfAbsent, swap), never a read and then a write.
 
 export interface SharedStore {
   /** The value under `key`, or undefined when absent or expired. */
@@ -11,12 +12,25 @@ export interface SharedStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Reads and removes `key` in one step: of two takes of one key, at most one gets the value (Redis GETDEL). */
   take(key: string): Promise<string | undefined>;
+  /**
+   * Sets `key` to `value` for `ttlMs` only when it holds exactly `expected` now, in one step
+   * (compare-and-set); true when this call set it. Of two swaps from one value, at most one succeeds.
+   */
+  swap(key: string, expected: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Adds one to the counter `key` and gives the new count; a counter that is absent starts at 1 and
+   * expires `ttlMs` later (a later increment does not move its expiry). Counter keys are used by
+   * increment only. In memory, counters are capped apart from the entries (the oldest goes first).
+   */
+  increment(key: string, ttlMs: number): Promise<number>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Refused when the in-memory store holds this many live entries: a bound, not a cache to evict from. */
 export const MEMORY_STORE_MAX_ENTRIES = 200_000;
+/** Counters (rate limits) the in-memory store tracks at most; past it the oldest is forgotten, never a refusal. */
+export const MEMORY_STORE_MAX_COUNTERS = 20_000;
 
 export class StoreFullError extends Error {
   constructor() {
@@ -27,6 +41,7 @@ export class StoreFullError extends Error {
 /** One process's store; entries past their expiry are dropped on read and by a sweep when the map fills. */
 export function memoryStore(now: () => number = Date.now): SharedStore {
   const entries = new Map<string, { value: string; expiresAt: number }>();
+  const counters = new Map<string, { count: number; expiresAt: number }>();
   const live = (key: string) => {
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
@@ -63,11 +78,32 @@ export function memoryStore(now: () => number = Date.now): SharedStore {
       entries.delete(key);
       return entry?.value;
     },
+    async swap(key, expected, value, ttlMs) {
+      if (live(key)?.value !== expected) return false;
+      put(key, value, ttlMs);
+      return true;
+    },
+    async increment(key, ttlMs) {
+      const at = now();
+      const counter = counters.get(key);
+      if (counter !== undefined && counter.expiresAt > at) return ++counter.count;
+      counters.delete(key);
+      if (counters.size >= MEMORY_STORE_MAX_COUNTERS) {
+        for (const [name, old] of counters) if (old.expiresAt <= at) counters.delete(name);
+        // Still full: the oldest counter goes (Map order is insertion order), so a flood of new keys
+        // resets old counts rather than refusing anyone.
+        if (counters.size >= MEMORY_STORE_MAX_COUNTERS)
+          counters.delete(counters.keys().next().value as string);
+      }
+      counters.set(key, { count: 1, expiresAt: at + ttlMs });
+      return 1;
+    },
     async delete(key) {
       entries.delete(key);
     },
     async close() {
       entries.clear();
+      counters.clear();
     },
   };
 }

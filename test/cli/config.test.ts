@@ -41,6 +41,8 @@ describe("configuration", () => {
       oauthSecret: undefined,
       publicUrl: undefined,
       oauthAllowPrivateMetadata: false,
+      oauthRateLimit: 60,
+      trustedProxies: [],
     });
     expect(config.upstream).toEqual({
       timeoutMs: 30_000,
@@ -278,6 +280,8 @@ function samples(setting: Setting): { text: string; value: unknown; other: strin
       return { text: PROJECT, value: PROJECT, other: "22222222-2222-4222-8222-222222222222" };
     case "text":
       return { text: " one ", value: "one", other: "two" };
+    case "addresses":
+      return { text: " 10.0.0.7, fd00::/8 ", value: ["10.0.0.7", "fd00::/8"], other: "192.168.0.0/16" };
     case "redis-url":
       return {
         text: " redis://cache.example:6380/2 ",
@@ -334,6 +338,11 @@ function malformed({ kind }: Setting): { bad: string; must: string } | undefined
       return { bad: "11111111-1111", must: "must be a uuid" };
     case "redis-url":
       return { bad: "http://cache.example:6379", must: "must be a redis:// or rediss:// URL with a host" };
+    case "addresses":
+      return {
+        bad: "10.0.0.7, proxy.internal",
+        must: "must be a comma-separated list of IP addresses or CIDR ranges",
+      };
     default:
       return undefined;
   }

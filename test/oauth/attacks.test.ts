@@ -4,6 +4,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GrantCredentials } from "../../src/oauth/grant.js";
+import { METADATA_FETCH_FAILED } from "../../src/oauth/metadata-documents.js";
 import { Keyring, mintAccessToken, openAccessToken } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "../../src/sandbox/index.js";
 import { logLines } from "../log-capture.js";
@@ -324,6 +325,8 @@ describe("refresh and revocation", () => {
 });
 
 describe("client metadata documents", () => {
+  /** A message as the page shows it (its apostrophe escaped). */
+  const shown = (text: string) => text.replaceAll("'", "&#39;");
   /** The consent page's answer to a client_id naming `path` on a metadata host answering with `respond`. */
   async function tryDocument(
     target: OAuthHarness,
@@ -356,9 +359,7 @@ describe("client metadata documents", () => {
           clientIdOf,
         );
         expect([page.status, page.headers.get("location")]).toEqual([400, null]);
-        expect(page.html).toMatch(
-          /The application is not known: the client&#39;s metadata (URL names|host resolves to) a private address\./,
-        );
+        expect(page.html).toContain(`The application is not known: ${shown(METADATA_FETCH_FAILED)}.`);
       }
     } finally {
       await strict.close();
@@ -369,21 +370,17 @@ describe("client metadata documents", () => {
     const redirected = await tryDocument(server, (_path, res) => {
       res.writeHead(302, { location: "https://127.0.0.1:1/elsewhere.json" }).end();
     });
-    expect(redirected.html).toContain(
-      "the client&#39;s metadata URL answered 302 (redirects are not followed)",
-    );
+    expect(redirected.html).toContain(shown(METADATA_FETCH_FAILED));
     const huge = await tryDocument(server, (path, res, origin) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(`${document(origin, path).slice(0, -1)}, "padding": "${"x".repeat(6000)}"}`);
     });
-    expect(huge.html).toContain("the client&#39;s metadata document is larger than 5120 bytes");
+    expect(huge.html).toContain(shown(METADATA_FETCH_FAILED));
     const quick = await startOAuth({ metadataTimeoutMs: 300, sandbox: server.sandbox });
     try {
       const hanging = await tryDocument(quick, () => {});
       expect([hanging.status, hanging.headers.get("location")]).toEqual([400, null]);
-      expect(hanging.html).toContain(
-        "the client&#39;s metadata document could not be fetched (no answer within 300 ms)",
-      );
+      expect(hanging.html).toContain(shown(METADATA_FETCH_FAILED));
     } finally {
       await quick.close();
     }
@@ -399,7 +396,7 @@ describe("client metadata documents", () => {
         }),
       ),
     );
-    expect(other.html).toContain("names another client_id than its URL");
+    expect(other.html).toContain(shown(METADATA_FETCH_FAILED));
     const bad = await tryDocument(server, (path, res, origin) =>
       res.end(JSON.stringify({ client_id: `${origin}${path}`, redirect_uris: ["javascript:alert(1)"] })),
     );

@@ -3,21 +3,30 @@
 // replica by calling its own port: the consent and the code exchange on one, the tool call and the
 // refresh on the other, and the reuse of a rotated-out refresh token caught by the first, after which
 // both refuse the grant's access token. A write confirmation (2026-07-28, --confirm-writes) is asked by
-// one replica and accepted at the other, posting once; the same accept re-sent posts nothing.
+// one replica and accepted at the other, posting once; the same accept re-sent posts nothing, and one
+// accept sent to both replicas at once posts once. Races split across both replicas: one code
+// exchanged, or one refresh token used, many times at once: exactly one wins and the grant is revoked.
+// 40 refreshes leave Redis holding the same keys; another client's revocation leaves a token working.
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from "@modelcontextprotocol/client";
+import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { textOf } from "../helpers.js";
 import { eventually } from "../http-helpers.js";
 import {
   type ConsentPage,
+  consent,
+  exchangeAt,
   fieldOf,
+  type HandFlow,
   openConsent,
   postForm,
   rawMcp,
+  refreshAt,
+  revokeAt,
   scopeFields,
   startFlow,
   TEST_SECRET,
@@ -27,6 +36,8 @@ import { type RedisServer, startRedisServer } from "../redis-server.js";
 import { type Replica, type ReplicaSet, startReplicaSet } from "../replicas.js";
 
 const MODERN = "2026-07-28";
+/** Requests sent at once in each race, half to each replica. */
+const RACERS = 20;
 const COMMENTS_PATH = "/api/v1/business/tasks/comments";
 
 const originOf = (replica: Replica) => new URL(replica.mcpUrl).origin;
@@ -50,7 +61,16 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       sandbox,
       redisUrl: redis.url,
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
-      args: (front) => ["--stateless", "--oauth", "--public-url", front, "--confirm-writes"],
+      // The races here send more than a minute's budget of /token: rate limits have a file of their own.
+      args: (front) => [
+        "--stateless",
+        "--oauth",
+        "--public-url",
+        front,
+        "--confirm-writes",
+        "--oauth-rate-limit",
+        "0",
+      ],
     });
     [first, second] = set.replicas as [Replica, Replica];
   });
@@ -193,6 +213,38 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     }
   });
 
+  it("one accept sent to both replicas at once posts once: the answer is spent by one store step", async () => {
+    const args = { task_id: sandbox.ids.taskId, body: "Raced across replicas." };
+    const asker = await clientOf(first, tokens.access_token);
+    const others = await Promise.all(
+      [first, second, first, second].map((r) => clientOf(r, tokens.access_token)),
+    );
+    const call = (client: ModernClient, extra: Record<string, unknown> = {}) =>
+      client.callTool(
+        { name: "tasks_comments", arguments: args, ...extra },
+        { allowInputRequired: true },
+      ) as Promise<Record<string, unknown>>;
+    try {
+      sandbox.requests.length = 0;
+      const question = await call(asker);
+      const accept = {
+        inputResponses: { confirm_write: { action: "accept", content: {} } },
+        requestState: question.requestState,
+      };
+      const results = await Promise.all(others.map((client) => call(client, accept)));
+      expect(results.filter((result) => result.isError === undefined)).toHaveLength(1);
+      for (const refused of results.filter((result) => result.isError === true)) {
+        expect(textOf(refused as never)).toContain("not sent again");
+      }
+      const posts = sandbox.requests.filter(
+        ({ method, path }) => method === "POST" && path.startsWith(COMMENTS_PATH),
+      );
+      expect(posts.map(({ body }) => body)).toEqual([{ action: "create", ...args }]);
+    } finally {
+      await Promise.all([asker, ...others].map((client) => client.close()));
+    }
+  });
+
   it("a rotated-out refresh token sent to the other replica revokes the grant: both refuse its access token", async () => {
     const reused = await postForm(`${originOf(first)}/token`, {
       grant_type: "refresh_token",
@@ -209,6 +261,93 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       expect(refused.status).toBe(401);
       expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
     }
+  });
+
+  /** `count` requests made at once, every other one at each replica. */
+  const splitAcross = <T>(count: number, send: (replica: Replica) => Promise<T>) =>
+    Promise.all(Array.from({ length: count }, (_, i) => send(i % 2 === 0 ? first : second)));
+
+  /** The audit lines both replicas wrote of one event and client. */
+  const auditsOf = (event: string, client: string) =>
+    set.replicas.flatMap((replica) =>
+      replica.lines.filter(
+        (line) => line.message === "audit" && line.event === event && line.client === client,
+      ),
+    );
+
+  /** A whole consent through nginx: the flow and the code, not yet exchanged. */
+  async function consentedCode(): Promise<{ flow: HandFlow; code: string }> {
+    const flow = await startFlow(set.front);
+    const callback = await consent(set.front, flow.authorizationUrl, { workspaceKey: sandbox.apiKey });
+    return { flow, code: callback.get("code")! };
+  }
+
+  it(`${RACERS} exchanges of one code at once across both replicas: exactly one wins, and the grant is revoked`, async () => {
+    const { flow, code } = await consentedCode();
+    const answers = await splitAcross(RACERS, (replica) => exchangeAt(originOf(replica), flow, code));
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
+    const winner = won[0]!.body as unknown as Tokens;
+    for (const url of [first.mcpUrl, second.mcpUrl]) {
+      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
+    }
+    expect((await refreshAt(originOf(second), flow.clientId, winner.refresh_token)).status).toBe(400);
+    // Every loser found the code spent (none found it merely unknown), and revoked the winner's grant.
+    const codeRefusals = () =>
+      auditsOf("signin_refused", flow.clientId).filter((line) => String(line.reason).startsWith("code_"));
+    expect(await eventually(() => codeRefusals().length === RACERS - 1)).toBe(true);
+    expect(codeRefusals().map((line) => line.reason)).toEqual(Array(RACERS - 1).fill("code_reused"));
+  });
+
+  it(`${RACERS} refreshes of one refresh token at once across both replicas: exactly one wins, and the grant is revoked`, async () => {
+    const { flow, code } = await consentedCode();
+    const exchanged = await exchangeAt(originOf(first), flow, code);
+    expect(exchanged.status).toBe(200);
+    const signedIn = exchanged.body as unknown as Tokens;
+    const answers = await splitAcross(RACERS, (replica) =>
+      refreshAt(originOf(replica), flow.clientId, signedIn.refresh_token),
+    );
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
+    const winner = won[0]!.body as unknown as Tokens;
+    for (const url of [first.mcpUrl, second.mcpUrl]) {
+      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
+    }
+    expect(await eventually(() => auditsOf("refresh_reuse", flow.clientId).length > 0)).toBe(true);
+  });
+
+  it("40 refreshes of one grant, alternating replicas, leave Redis holding the same keys", async () => {
+    const { flow, code } = await consentedCode();
+    const exchanged = await exchangeAt(originOf(first), flow, code);
+    let refreshToken = String(exchanged.body?.refresh_token);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const keys = async () => (await raw.keys("*")).sort();
+      const before = await keys();
+      for (let i = 0; i < 40; i++) {
+        const answer = await refreshAt(originOf(i % 2 === 0 ? second : first), flow.clientId, refreshToken);
+        expect(answer.status).toBe(200);
+        refreshToken = String(answer.body?.refresh_token);
+      }
+      expect(await keys()).toEqual(before);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it("another client's revocation, at the other replica, leaves the token working", async () => {
+    const { flow, code } = await consentedCode();
+    const signedIn = (await exchangeAt(originOf(first), flow, code)).body as unknown as Tokens;
+    const other = await startFlow(set.front, { name: "Another client" });
+    const revoked = await revokeAt(originOf(second), other.clientId, signedIn.refresh_token);
+    expect(revoked.status).toBe(200);
+    const refreshed = await refreshAt(originOf(first), flow.clientId, signedIn.refresh_token);
+    expect(refreshed.status).toBe(200);
+    const access = String(refreshed.body?.access_token);
+    expect((await rawMcp(second.mcpUrl, { authorization: `Bearer ${access}` })).status).toBe(200);
   });
 
   it("no replica logged the key, a token or the secret", () => {

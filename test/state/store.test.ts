@@ -3,7 +3,12 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_RECONNECT_DELAY_MS, KEY_PREFIX, REDIS_STORE_DEFAULTS } from "../../src/state/redis.js";
-import { MEMORY_STORE_MAX_ENTRIES, memoryStore, type SharedStore } from "../../src/state/store.js";
+import {
+  MEMORY_STORE_MAX_COUNTERS,
+  MEMORY_STORE_MAX_ENTRIES,
+  memoryStore,
+  type SharedStore,
+} from "../../src/state/store.js";
 import { storeContract } from "../store-contract.js";
 
 let store: SharedStore;
@@ -14,6 +19,23 @@ afterAll(() => store.close());
 
 storeContract("memoryStore", () => store);
 
+describe("memoryStore's counters", () => {
+  it(`track at most ${MEMORY_STORE_MAX_COUNTERS} keys: past that the oldest is forgotten, and no call fails`, async () => {
+    const counters = memoryStore();
+    expect(await counters.increment("first", 60_000)).toBe(1);
+    expect(await counters.increment("first", 60_000)).toBe(2);
+    for (let i = 1; i < MEMORY_STORE_MAX_COUNTERS; i++) await counters.increment(`flood ${i}`, 60_000);
+    // Full now: the next new key pushes out the oldest, "first", which starts again at 1.
+    expect(await counters.increment("one more", 60_000)).toBe(1);
+    expect(await counters.increment(`flood ${MEMORY_STORE_MAX_COUNTERS - 1}`, 60_000)).toBe(2);
+    expect(await counters.increment("first", 60_000)).toBe(1);
+    // Counters take no room from the entries: a value is still written.
+    await counters.set("entry", "kept", 60_000);
+    expect(await counters.get("entry")).toBe("kept");
+    await counters.close();
+  });
+});
+
 describe("docs/hosting.md", () => {
   const hosting = readFileSync(new URL("../../docs/hosting.md", import.meta.url), "utf8").replace(
     /\s+/g,
@@ -23,6 +45,7 @@ describe("docs/hosting.md", () => {
 
   it("states the in-memory store's bound and the Redis store's timeouts as the code has them", () => {
     expect(hosting).toContain(`At most ${MEMORY_STORE_MAX_ENTRIES.toLocaleString("en-US")} live entries`);
+    expect(hosting).toContain(`${MEMORY_STORE_MAX_COUNTERS.toLocaleString("en-US")} rate-limit counters`);
     const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = REDIS_STORE_DEFAULTS;
     expect(hosting).toContain(
       `waiting from ${FIRST_RECONNECT_DELAY_MS} ms up to ${seconds(maxReconnectDelayMs)} between attempts`,

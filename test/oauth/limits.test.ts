@@ -1,0 +1,290 @@
+// The sign-in endpoints' rate limits and client metadata fetches an anonymous caller drives: a flood
+// from one address gets 429 with Retry-After (a page on /authorize, the OAuth error JSON elsewhere)
+// while signed-in /mcp calls are served; a client id has a budget of its own; X-Forwarded-For counts
+// only from a trusted proxy, right-most untrusted entry first; a metadata document is fetched once per
+// URL (no query string), at most so often per host, and every failed fetch reads the same.
+import { createServer as createHttpServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type Server, type Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { clientAddress, trustedProxies } from "../../src/oauth/client-address.js";
+import { METADATA_FETCH_FAILED } from "../../src/oauth/metadata-documents.js";
+import { CLIENT_ID_FACTOR, METADATA_FETCHES_PER_HOST } from "../../src/oauth/rate-limits.js";
+import { SANDBOX_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
+import { memoryStore, type SharedStore, StoreUnavailableError } from "../../src/state/store.js";
+import {
+  type OAuthHarness,
+  openConsent,
+  postForm,
+  rawMcp,
+  revokeAt,
+  signInByHand,
+  startFlow,
+  startMetadataHost,
+  startOAuth,
+} from "../oauth-harness.js";
+
+/** The limit these tests set: small, so a flood is a few dozen requests. */
+const LIMIT = 5;
+/** 15 s into a window: every 429 of these tests says Retry-After: 45. */
+const FIXED_NOW = 1_000 * RATE_WINDOW_MS + 15_000;
+
+let sandbox: Sandbox;
+const started: OAuthHarness[] = [];
+const realClock = rateLimitClock.now;
+beforeAll(async () => {
+  sandbox = await startSandbox({ record: true });
+  rateLimitClock.now = () => FIXED_NOW;
+});
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((server) => server.close()));
+});
+afterAll(async () => {
+  rateLimitClock.now = realClock;
+  await sandbox.close();
+});
+
+async function serverWith(options: Parameters<typeof startOAuth>[0] = {}): Promise<OAuthHarness> {
+  const server = await startOAuth({ sandbox, ...options });
+  started.push(server);
+  return server;
+}
+
+/** `count` requests one after another (a flood that a fixed count can be asserted of). */
+async function inTurn<T>(count: number, send: (i: number) => Promise<T>): Promise<T[]> {
+  const answers: T[] = [];
+  for (let i = 0; i < count; i++) answers.push(await send(i));
+  return answers;
+}
+
+const authorizeFrom = (url: URL, forwardedFor?: string) =>
+  fetch(url, { redirect: "manual", headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {} });
+
+describe("a flood from one address", () => {
+  it("gets 429 with Retry-After on every endpoint, while the signed-in person's /mcp calls are served", async () => {
+    const server = await serverWith({ rateLimitPerMinute: LIMIT });
+    // The person signs in first: one registration, three /authorize steps, one code exchange.
+    const { tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
+    const flow = await startFlow(server.origin, { name: "Flooder" });
+    const pages = await inTurn(20, () => authorizeFrom(flow.authorizationUrl));
+    // The three consent steps already counted: two more pages, then refusals.
+    expect(pages.map((page) => page.status)).toEqual([200, 200, ...Array(18).fill(429)]);
+    const refused = pages[2]!;
+    expect(refused.headers.get("retry-after")).toBe("45");
+    expect(refused.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await refused.text()).toContain("Try again in 45 seconds.");
+
+    const form = { grant_type: "refresh_token", refresh_token: "x", client_id: flow.clientId };
+    const tokenAnswers = await inTurn(10, () => postForm(`${server.origin}/token`, form));
+    expect(tokenAnswers.map((answer) => answer.status)).toEqual([
+      ...Array(LIMIT - 1).fill(400),
+      ...Array(6).fill(429),
+    ]);
+    expect(tokenAnswers[9]!.body).toEqual({
+      error: "temporarily_unavailable",
+      error_description: "too many requests; try again in 45 s",
+    });
+    expect(tokenAnswers[9]!.headers.get("retry-after")).toBe("45");
+    const registrations = await inTurn(10, () =>
+      startFlow(server.origin).then(
+        () => 201,
+        () => 429,
+      ),
+    );
+    // Two registrations already made: three more, then refusals.
+    expect(registrations).toEqual([...Array(LIMIT - 2).fill(201), ...Array(7).fill(429)]);
+    const revocations = await inTurn(10, () => revokeAt(server.origin, flow.clientId, "nothing"));
+    expect(revocations.map((answer) => answer.status)).toEqual([
+      ...Array(LIMIT).fill(200),
+      ...Array(5).fill(429),
+    ]);
+
+    // The person's calls go on: /mcp is not a sign-in endpoint.
+    for (let i = 0; i < 3; i++) {
+      expect((await rawMcp(server.url, { authorization: `Bearer ${tokens.access_token}` })).status).toBe(200);
+    }
+  });
+
+  it("a client id has its own budget, ten addresses' worth, counted across addresses", async () => {
+    const server = await serverWith({ rateLimitPerMinute: LIMIT, trustedProxies: ["127.0.0.1"] });
+    const flow = await startFlow(server.origin);
+    const budget = LIMIT * CLIENT_ID_FACTOR;
+    const pages = await inTurn(budget + 3, (i) =>
+      authorizeFrom(flow.authorizationUrl, `198.51.100.${i + 1}`),
+    );
+    expect(pages.map((page) => page.status)).toEqual([...Array(budget).fill(200), 429, 429, 429]);
+    // Another application, from one of those addresses, is served.
+    const other = await startFlow(server.origin, { name: "Another" });
+    expect((await authorizeFrom(other.authorizationUrl, "198.51.100.1")).status).toBe(200);
+  });
+});
+
+describe("a store that cannot count", () => {
+  it("lets sign-in requests through rather than refusing everyone", async () => {
+    const inner = memoryStore();
+    const store: SharedStore = {
+      ...inner,
+      increment: async () => {
+        throw new StoreUnavailableError("not connected");
+      },
+    };
+    const server = await serverWith({ rateLimitPerMinute: 1, store });
+    const flow = await startFlow(server.origin);
+    const pages = await inTurn(3, () => authorizeFrom(flow.authorizationUrl));
+    expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
+  });
+});
+
+describe("which address a request counts under", () => {
+  it("X-Forwarded-For counts only from a trusted proxy, and only its right-most untrusted entry", async () => {
+    const direct = await serverWith({ rateLimitPerMinute: LIMIT });
+    const flow = await startFlow(direct.origin);
+    // No trusted proxy: the header is the caller's claim, and a new one each time gains nothing.
+    const spoofed = await inTurn(LIMIT + 1, (i) =>
+      authorizeFrom(flow.authorizationUrl, `203.0.113.${i + 1}`),
+    );
+    expect(spoofed.map((page) => page.status)).toEqual([...Array(LIMIT).fill(200), 429]);
+
+    const proxied = await serverWith({
+      rateLimitPerMinute: LIMIT,
+      trustedProxies: ["127.0.0.0/8", "10.0.0.0/8"],
+    });
+    const proxiedFlow = await startFlow(proxied.origin);
+    // Entries left of the one the proxy added are the client's own: they change, the count does not.
+    const chains = await inTurn(LIMIT + 1, (i) =>
+      authorizeFrom(proxiedFlow.authorizationUrl, `192.0.2.${i + 1}, 198.51.100.77, 10.1.2.3`),
+    );
+    expect(chains.map((page) => page.status)).toEqual([...Array(LIMIT).fill(200), 429]);
+    expect((await authorizeFrom(proxiedFlow.authorizationUrl, "198.51.100.78")).status).toBe(200);
+  });
+
+  it("reads the peer, mapped IPv4, IPv6 and malformed entries as documented", () => {
+    const request = (peer: string, forwardedFor?: string) =>
+      ({
+        socket: { remoteAddress: peer },
+        headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor },
+      }) as unknown as IncomingMessage;
+    const trusted = trustedProxies(["10.0.0.0/8", "fd00::/8"]);
+    expect(clientAddress(request("::ffff:203.0.113.5", "198.51.100.1"), trusted)).toBe("203.0.113.5");
+    expect(clientAddress(request("::ffff:10.0.0.2", "198.51.100.1"), trusted)).toBe("198.51.100.1");
+    expect(clientAddress(request("fd00::1", "2001:db8::7, fd00::2"), trusted)).toBe("2001:db8::7");
+    expect(clientAddress(request("10.0.0.2", "not-an-address, 10.0.0.3"), trusted)).toBe("10.0.0.3");
+    expect(clientAddress(request("10.0.0.2", "10.0.0.4, 10.0.0.3"), trusted)).toBe("10.0.0.4");
+    expect(clientAddress(request("10.0.0.2"), trusted)).toBe("10.0.0.2");
+    expect(clientAddress(request("10.0.0.2", "198.51.100.1"), undefined)).toBe("10.0.0.2");
+    expect(() => trustedProxies(["proxy.internal"])).toThrow("not an address or CIDR range: proxy.internal");
+  });
+});
+
+describe("client metadata documents fetched for anonymous callers", () => {
+  const documentFor = (origin: string, path: string) =>
+    JSON.stringify({ client_id: `${origin}${path}`, redirect_uris: ["http://127.0.0.1:53682/callback"] });
+
+  /** GET /authorize naming `clientId`, through a fresh flow's other parameters. */
+  async function authorizeAs(server: OAuthHarness, clientId: string) {
+    const url = new URL((await startFlow(server.origin)).authorizationUrl);
+    url.searchParams.set("client_id", clientId);
+    return openConsent(url);
+  }
+
+  it("a client_id with a query string is refused unfetched; a document is fetched once per URL while cached", async () => {
+    const server = await serverWith({ rateLimitPerMinute: 1000 });
+    const fetched: string[] = [];
+    const host = await startMetadataHost((path, res, origin) => {
+      fetched.push(path);
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
+      res.end(documentFor(origin, path));
+    });
+    try {
+      const queried = await inTurn(10, (i) => authorizeAs(server, `${host.origin}/client.json?n=${i}`));
+      for (const page of queried) {
+        expect(page.status).toBe(400);
+        expect(page.html).toContain("a client_id URL has no query string here");
+      }
+      expect(fetched).toEqual([]);
+      const pages = await Promise.all(
+        Array.from({ length: 10 }, () => authorizeAs(server, `${host.origin}/client.json`)),
+      );
+      expect(pages.map((page) => page.status)).toEqual(Array(10).fill(200));
+      expect(fetched).toEqual(["/client.json"]);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it(`fetches from one host at most ${METADATA_FETCHES_PER_HOST} times a minute; past that, 429`, async () => {
+    const server = await serverWith({ rateLimitPerMinute: 1000 });
+    const fetched: string[] = [];
+    // No Cache-Control: every sign-in fetches the document again.
+    const host = await startMetadataHost((path, res, origin) => {
+      fetched.push(path);
+      res.end(documentFor(origin, path));
+    });
+    try {
+      const pages = await inTurn(METADATA_FETCHES_PER_HOST + 2, (i) =>
+        authorizeAs(server, `${host.origin}/client-${i}.json`),
+      );
+      expect(pages.map((page) => page.status)).toEqual([
+        ...Array(METADATA_FETCHES_PER_HOST).fill(200),
+        429,
+        429,
+      ]);
+      expect(pages.at(-1)!.headers.get("retry-after")).toBe("45");
+      expect(fetched).toHaveLength(METADATA_FETCHES_PER_HOST);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("every failed fetch reads the same: refused port, plain HTTP, TLS not trusted, timeout, 404, redirect, not JSON", async () => {
+    const server = await serverWith({ rateLimitPerMinute: 1000, metadataTimeoutMs: 300 });
+    const plain = createHttpServer((_req, res) => res.end("{}"));
+    const silent: Socket[] = [];
+    const hanging: Server = createTcpServer((socket) => silent.push(socket));
+    await Promise.all(
+      [plain, hanging].map((listener) => new Promise<void>((done) => listener.listen(0, "127.0.0.1", done))),
+    );
+    const portOf = (listener: Server) => (listener.address() as AddressInfo).port;
+    const closedPort = await new Promise<number>((done) => {
+      const probe = createTcpServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    const answering = await startMetadataHost((path, res, origin) => {
+      if (path === "/missing.json") return res.writeHead(404).end();
+      if (path === "/moved.json") return res.writeHead(302, { location: `${origin}/client.json` }).end();
+      res.end("this is not JSON");
+    });
+    const untrusted = await startOAuth({ sandbox, rateLimitPerMinute: 1000, metadataTls: { ca: undefined } });
+    started.push(untrusted);
+    try {
+      const cases: [OAuthHarness, string][] = [
+        [server, `https://127.0.0.1:${closedPort}/client.json`],
+        [server, `https://127.0.0.1:${portOf(plain)}/client.json`],
+        [server, `https://127.0.0.1:${portOf(hanging)}/client.json`],
+        [server, `${answering.origin}/missing.json`],
+        [server, `${answering.origin}/moved.json`],
+        [server, `${answering.origin}/client.json`],
+        [untrusted, `${answering.origin}/client.json`],
+      ];
+      for (const [target, clientId] of cases) {
+        const page = await authorizeAs(target, clientId);
+        expect([clientId, page.status]).toEqual([clientId, 400]);
+        const message = /role="alert">([^<]*)</.exec(page.html)?.[1];
+        expect([clientId, message]).toEqual([
+          clientId,
+          `The application is not known: ${METADATA_FETCH_FAILED.replaceAll("'", "&#39;")}.`,
+        ]);
+      }
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await Promise.all([
+        new Promise((done) => plain.close(done)),
+        new Promise((done) => hanging.close(done)),
+        answering.close(),
+      ]);
+    }
+  });
+});

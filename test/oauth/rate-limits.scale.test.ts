@@ -1,0 +1,101 @@
+// The sign-in rate limits shared through Redis: two replicas of the built CLI behind nginx
+// (deploy/nginx.conf, which sets X-Forwarded-For), one Redis, --oauth-rate-limit 10 and nginx's address
+// as the trusted proxy. Requests split across both replicas count against one budget; behind nginx,
+// each client address has its own; Redis holds the counters under a one-minute expiry.
+import { setTimeout as sleep } from "node:timers/promises";
+import { createClient } from "@redis/client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
+import { KEY_PREFIX } from "../../src/state/redis.js";
+import { TEST_SECRET } from "../oauth-harness.js";
+import { type RedisServer, startRedisServer } from "../redis-server.js";
+import { type Replica, type ReplicaSet, startReplicaSet } from "../replicas.js";
+
+const LIMIT = 10;
+
+/** One registration at `origin`, as if from `forwardedFor` when given: its status. */
+async function register(origin: string, forwardedFor?: string): Promise<number> {
+  const answer = await fetch(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(forwardedFor && { "x-forwarded-for": forwardedFor }) },
+    body: JSON.stringify({
+      redirect_uris: ["http://127.0.0.1:53682/callback"],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  await answer.body?.cancel();
+  return answer.status;
+}
+
+/** Starts a test early enough in a one-minute window that its requests all fall in that window. */
+async function freshWindow(): Promise<void> {
+  const left = RATE_WINDOW_MS - (Date.now() % RATE_WINDOW_MS);
+  if (left < 20_000) await sleep(left + 50);
+}
+
+describe("sign-in rate limits shared by two replicas through Redis", () => {
+  let sandbox: Sandbox;
+  let redis: RedisServer;
+  let set: ReplicaSet;
+  let first: Replica;
+  let second: Replica;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    redis = await startRedisServer();
+    set = await startReplicaSet({
+      count: 2,
+      sandbox,
+      redisUrl: redis.url,
+      env: { MCP_OAUTH_SECRET: TEST_SECRET },
+      args: (front) => [
+        "--stateless",
+        "--oauth",
+        "--public-url",
+        front,
+        "--oauth-rate-limit",
+        String(LIMIT),
+        "--trusted-proxies",
+        "127.0.0.1",
+      ],
+    });
+    [first, second] = set.replicas as [Replica, Replica];
+  });
+  afterAll(async () => {
+    await set?.close();
+    await redis?.close();
+    await sandbox?.close();
+  });
+  beforeEach(freshWindow);
+
+  it(`${LIMIT} requests split across both replicas use the one budget: the next gets 429 at either`, async () => {
+    const statuses: number[] = [];
+    // Straight to the replicas, X-Forwarded-For from 127.0.0.1 (trusted) naming one client.
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const replica = i % 2 === 0 ? first : second;
+      statuses.push(await register(new URL(replica.mcpUrl).origin, "192.0.2.10"));
+    }
+    expect(statuses).toEqual([...Array(LIMIT).fill(201), 429, 429]);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const counters = await raw.keys(`${KEY_PREFIX}ratelimit:register:address:192.0.2.10:*`);
+      expect(counters).toHaveLength(1);
+      expect(await raw.get(counters[0]!)).toBe(String(LIMIT + 2));
+      const ttl = await raw.pTTL(counters[0]!);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(RATE_WINDOW_MS);
+    } finally {
+      raw.destroy();
+    }
+  });
+
+  it("behind nginx, each client address has its own budget, whatever it claims further left", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 1; i++)
+      statuses.push(await register(set.front, `198.51.100.${i}, 203.0.113.20`));
+    expect(statuses).toEqual([...Array(LIMIT).fill(201), 429]);
+    expect(await register(set.front, "203.0.113.21")).toBe(201);
+  });
+});
