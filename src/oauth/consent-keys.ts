@@ -62,7 +62,14 @@ export async function checkKey(
     try {
       if (!endpoint) throw new Error(`no ${api} check`);
       const { value } = await upstreams.call(endpoint, {}, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
-      return projectList((value as Record<string, unknown> | undefined)?.[rows]);
+      // A key counts as accepted only by an answer of the documented shape: an object with its list of
+      // projects (whoami's `projects`, the projects list's `data`), not any 2xx JSON.
+      const list = isObject(value) ? value[rows] : undefined;
+      if (!Array.isArray(list)) {
+        const message = `The ${named} API did not answer the key check as it should (no list of projects). Try again in a moment.`;
+        return { reason: "key_unchecked", message };
+      }
+      return projectList(list);
     } catch (error) {
       if (error instanceof UpstreamHttpError && (error.status === 401 || error.status === 403)) {
         const message = `The ${named} API refused this key (${error.status}). Check it and try again.`;
@@ -82,10 +89,26 @@ export async function checkKey(
   return seen;
 }
 
-function projectList(value: unknown): Project[] {
-  if (!Array.isArray(value)) return [];
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The key(s) a sign-in keeps, of those typed: only keys an API checks. With one API set up, the key for
+ * the other is dropped (a key only the analytics API checks serves as the one key).
+ */
+export function keyFor(
+  apis: readonly ApiName[],
+  workspace: string,
+  analytics: string,
+): { workspace: string; analytics?: string } {
+  const second = analytics && analytics !== workspace ? analytics : undefined;
+  if (second && apis.includes("analytics") && !apis.includes("workspace")) return { workspace: second };
+  return { workspace, ...(second && apis.includes("analytics") ? { analytics: second } : {}) };
+}
+
+function projectList(value: readonly unknown[]): Project[] {
   return value
-    .filter((p): p is { id: string; name?: unknown } => typeof p?.id === "string")
+    .filter((p): p is { id: string; name?: unknown } => isObject(p) && typeof p.id === "string")
     .slice(0, MAX_PROJECTS_SHOWN)
     .map((p) => ({ id: p.id, name: typeof p.name === "string" ? p.name : p.id }));
 }

@@ -5,9 +5,9 @@
 // CSP allows nothing but its style.
 import { randomBytes } from "node:crypto";
 import { removeHidden } from "../tools/hidden.js";
-import type { ClientIdentity, NameFlag } from "./consent-identity.js";
+import type { ClientIdentity, NameFlag, PlaceFlag } from "./consent-identity.js";
 import type { Scope } from "./grant.js";
-import { formActionSourceOf, returnPlaceOf } from "./redirects.js";
+import { formActionSourceOf } from "./redirects.js";
 
 export interface Project {
   id: string;
@@ -52,12 +52,28 @@ function shown(text: string, max = 120): string {
   return escapeHtml(clean.length > max ? `${clean.slice(0, max - 1)}…` : clean);
 }
 
+/** A host, and an address, are shown whole up to these lengths; past them, their middle is elided. */
+const MAX_SHOWN_HOST = 160;
+const MAX_SHOWN_ADDRESS = 300;
+
+/**
+ * A host or address made safe to show, never cut at its end (where a host's registrable domain is):
+ * past `max` characters its middle gives way to "…", keeping at least `keepEnd` characters of the end.
+ */
+function shownWhole(text: string, max: number, keepEnd = 0): string {
+  const chars = [...removeHidden(text, { removed: 0 })];
+  if (chars.length <= max) return escapeHtml(chars.join(""));
+  const tail = Math.max(Math.ceil((max - 1) * 0.6), keepEnd);
+  const head = Math.max(max - 1 - tail, 8);
+  return escapeHtml(`${chars.slice(0, head).join("")}\u2026${chars.slice(-tail).join("")}`);
+}
+
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f7f7f8;--fg:#1b1b1f;--card:#fff;--muted:#585862;--line:#c9c9d1;--accent:#1d4ed8;--bad:#b91c1c}
 @media (prefers-color-scheme:dark){:root{--bg:#141417;--fg:#ececf1;--card:#1e1e23;--muted:#a8a8b3;--line:#3c3c45;--accent:#8ab4ff;--bad:#ff8a8a}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,sans-serif}
 main{max-width:34rem;margin:3rem auto;padding:1.5rem 2rem;background:var(--card);border:1px solid var(--line);border-radius:12px}
-h1{font-size:1.35rem;margin:0 0 1rem}p{margin:.5rem 0}.muted{color:var(--muted);font-size:.92rem}
+h1{font-size:1.35rem;margin:0 0 1rem}h1,code,.claim,.host,.warn{overflow-wrap:anywhere}p{margin:.5rem 0}.muted{color:var(--muted);font-size:.92rem}
 label{display:block;font-weight:600;margin:1rem 0 .3rem}input[type=password],select{width:100%;padding:.55rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px}
 fieldset{border:1px solid var(--line);border-radius:8px;margin:1rem 0;padding:.5rem 1rem 1rem}legend{font-weight:600;padding:0 .3rem}
 .check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}.check input{margin-top:.3rem}
@@ -102,16 +118,33 @@ function projectSelect(id: string, label: string, projects: Project[] | undefine
 <select id="${id}" name="${id}" aria-describedby="projects-help"><option value="">None: the assistant asks or chooses per call</option>${options}</select>`;
 }
 
-/** A name's warning as the person reads it. */
-function flagText(flag: NameFlag): string {
-  if (flag.kind === "lookalike") {
-    const name = escapeHtml(flag.assistant);
-    return `The name looks like that of <strong>${name}</strong>, a known assistant, but nothing shows this application is ${name}. Continue only if you started this sign-in from ${name} yourself, just now.`;
+/** A warning as the person reads it. */
+function flagText(flag: NameFlag | PlaceFlag): string {
+  switch (flag.kind) {
+    case "lookalike": {
+      const name = escapeHtml(flag.assistant);
+      return `The name looks like that of <strong>${name}</strong>, a known assistant, but nothing shows this application is ${name}. Continue only if you started this sign-in from ${name} yourself, just now.`;
+    }
+    case "mixed_scripts":
+      return `The name mixes letters of different scripts (${escapeHtml(flag.scripts.join(", "))}), a way to imitate another name.`;
+    case "claims_verification":
+      return "The name claims to be verified or official. This server verifies no application&#39;s name.";
+    case "scheme_like_domain":
+      return `The app&#39;s scheme <code>${shownWhole(flag.scheme, 80)}</code> reads like a web address, but it is none: any app on this device can claim it.`;
+    case "scheme_like_assistant":
+      return `The app&#39;s scheme names <strong>${escapeHtml(flag.assistant)}</strong>, but any app on this device can claim the scheme <code>${shownWhole(flag.scheme, 80)}</code>.`;
   }
-  if (flag.kind === "mixed_scripts") {
-    return `The name mixes letters of different scripts (${escapeHtml(flag.scripts.join(", "))}), a way to imitate another name.`;
-  }
-  return "The name claims to be verified or official. This server verifies no application&#39;s name.";
+}
+
+/** Where the code goes, in full (its middle elided past `MAX_SHOWN_ADDRESS`). */
+function destination(identity: ClientIdentity, redirectUri: string): string {
+  const address = `<code>${shownWhole(redirectUri, MAX_SHOWN_ADDRESS)}</code>`;
+  const back = new URL(redirectUri);
+  if (back.protocol === "https:" || back.protocol === "http:") return address;
+  const scheme = escapeHtml(back.protocol.slice(0, -1));
+  return identity.source === "redirect_uri"
+    ? `an app on this device that handles <code>${scheme}:</code> addresses (${address})`
+    : `an app on this device (scheme <code>${scheme}</code>: ${address})`;
 }
 
 /** Who asks, as far as it is known: the checked host first, then the name as the client's own words. */
@@ -120,25 +153,33 @@ function identityLines(
   redirectUri: string,
   clientId: string,
 ): { heading: string; lines: string } {
-  const host = `<strong>${shown(identity.host, 200)}</strong>`;
-  const heading =
-    identity.source === "metadata_document"
-      ? `An application at ${host} asks to use your workspace`
-      : `An application returning to ${host} asks to use your workspace`;
+  const lead = `<strong>${shownWhole(identity.domain ?? identity.host, MAX_SHOWN_HOST)}</strong>`;
+  const heading = identity.appScheme
+    ? `An app on this device (scheme <strong>${shownWhole(identity.appScheme, 80)}</strong>) asks to use your workspace`
+    : identity.source === "metadata_document"
+      ? `An application at ${lead} asks to use your workspace`
+      : `An application returning to ${lead} asks to use your workspace`;
+  const full =
+    identity.domain && identity.domain !== identity.host
+      ? `<p class="host">Full address: <code>${shownWhole(identity.host, MAX_SHOWN_HOST, identity.domain.length)}</code></p>`
+      : "";
   const claim = identity.claimedName
     ? `<p class="claim">It calls itself &#8220;${shown(identity.claimedName)}&#8221;. That name is its own claim: nobody checked it.</p>`
     : `<p class="claim">It gives no name.</p>`;
+  const own = identity.publishedBy ? ` (an address of ${escapeHtml(identity.publishedBy)}&#39;s own)` : "";
   const checked =
     identity.source === "metadata_document"
-      ? `<p class="muted">Checked: its description is published at <code>${shown(clientId, 200)}</code>. After you answer, you are sent back to <strong>${shown(returnPlaceOf(redirectUri), 200)}</strong>.</p>`
-      : `<p class="muted">Checked: only where you are sent back after you answer. Any application can register under any name.</p>`;
+      ? `<p class="muted checked">Checked: its description is published at <code>${shownWhole(clientId, MAX_SHOWN_ADDRESS)}</code>${own}. After you answer, you are sent back to ${destination(identity, redirectUri)}.</p>`
+      : identity.appScheme
+        ? `<p class="muted checked">Checked: nothing about who it is. After you answer, the code goes to ${destination(identity, redirectUri)}. Any application can register under any name.</p>`
+        : `<p class="muted checked">Checked: only where the code is sent after you answer: ${destination(identity, redirectUri)}. Any application can register under any name.</p>`;
   const flags =
     identity.flags.length === 0
       ? ""
-      : `<ul class="warn" aria-label="Warnings about this name">${identity.flags
+      : `<ul class="warn" aria-label="Warnings about this application">${identity.flags
           .map((flag) => `<li>${flagText(flag)}</li>`)
           .join("")}</ul>`;
-  return { heading, lines: `${claim}${flags}${checked}` };
+  return { heading, lines: `${full}${claim}${flags}${checked}` };
 }
 
 function scopeChoices(scopes: ConsentView["scopes"]): string {
@@ -187,7 +228,7 @@ ${projectSelect("analytics_project", "Default analytics project", view.analytics
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in: ${shown(view.identity.host, 200)}</title><style nonce="${nonce}">${STYLE}</style></head>
+<title>Sign in: ${shownWhole(view.identity.appScheme ?? view.identity.domain ?? view.identity.host, 80)}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main aria-labelledby="title">
 <h1 id="title">${heading}</h1>
 ${lines}${error}${body}

@@ -12,7 +12,7 @@ import type { SharedStore } from "../state/store.js";
 import { type ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
 import { type ConsentForm, openForm, projectDigest, sealForm } from "./consent-form.js";
 import { identityOf } from "./consent-identity.js";
-import { checkKey, offeredScopes, type SeenProjects } from "./consent-keys.js";
+import { checkKey, configuredApis, keyFor, offeredScopes, type SeenProjects } from "./consent-keys.js";
 import {
   type ConsentView,
   consentHeaders,
@@ -58,7 +58,7 @@ export interface ConsentSettings {
 }
 
 /** Why a sign-in stopped at consent: a counted reason, or a form that did not open. */
-type Refusal = RefusalReason | "form_expired" | "form_invalid";
+type Refusal = RefusalReason | "form_expired" | "form_invalid" | "origin";
 
 const random = () => randomBytes(32).toString("base64url");
 const FORM_REFUSED =
@@ -146,6 +146,7 @@ export class ConsentFlow {
     }
     const step = fields.get("step");
     if (step === "deny") {
+      if (!(await this.spend(form, expiresAt, "denied"))) return this.alreadyAnswered(res, form);
       this.refuse("denied", form.clientId);
       return this.redirect(res, form.redirectUri, {
         error: "access_denied",
@@ -182,7 +183,7 @@ export class ConsentFlow {
       this.refuse("key_missing", form.clientId);
       return this.page(res, form, expiresAt, "key", { error: "Enter your workspace API key." });
     }
-    form.key = { workspace, ...(analytics && analytics !== workspace ? { analytics } : {}) };
+    form.key = keyFor(configuredApis(this.settings.upstream), workspace, analytics);
     const checked = await checkKey(credentialsOf(form.key), this.settings.upstream, this.settings.dispatcher);
     if ("reason" in checked) {
       this.refuse(checked.reason, form.clientId);
@@ -226,13 +227,7 @@ export class ConsentFlow {
       const id = fields.get(field) ?? "";
       return id && seen?.includes(projectDigest(id)) ? id : undefined;
     };
-    // Single use, across replicas: of two posts of one consent, one sets the mark and goes on. This is
-    // the flow's one store write before the code, and only a checked key reaches it.
-    const markMs = expiresAt * 1000 - Date.now() + CLOCK_MARGIN_MS;
-    if (!(await this.settings.store.setIfAbsent(consentKey(form.id), "allowed", markMs))) {
-      this.refuse("consent_reused", form.clientId);
-      return this.errorPage(res, "This sign-in form was already answered.", 409);
-    }
+    if (!(await this.spend(form, expiresAt, "allowed"))) return this.alreadyAnswered(res, form);
     const granted: GrantCredentials = {
       ...credentialsOf(form.key as NonNullable<ConsentForm["key"]>),
       workspaceProjectId: chosen("workspace_project", form.seen?.workspace),
@@ -251,6 +246,28 @@ export class ConsentFlow {
     countSignin();
     audit("signin", { client: form.clientId, scopes: scopes.join(" "), outcome: "ok" });
     return this.redirect(res, form.redirectUri, { code, state: form.state });
+  }
+
+  /**
+   * Single use, across replicas: of two answers (Allow or Deny) of one consent, one sets the mark and goes
+   * on. Only a form holding a checked key writes it (the flow's one store write before a code); a Deny of
+   * a form without one (the key step) only reads it, so that anonymous posts grow nothing.
+   */
+  private async spend(form: ConsentForm, expiresAt: number, answer: "allowed" | "denied"): Promise<boolean> {
+    if (!form.key) return (await this.settings.store.get(consentKey(form.id))) === undefined;
+    const markMs = expiresAt * 1000 - Date.now() + CLOCK_MARGIN_MS;
+    return this.settings.store.setIfAbsent(consentKey(form.id), answer, markMs);
+  }
+
+  private alreadyAnswered(res: ServerResponse, form: ConsentForm): void {
+    this.refuse("consent_reused", form.clientId);
+    this.errorPage(res, "This sign-in form was already answered.", 409);
+  }
+
+  /** A form posted from another site (its Origin not this server's): refused with a page, and audited. */
+  refuseForeignPost(res: ServerResponse): void {
+    this.refuse("origin");
+    this.errorPage(res, FORM_REFUSED, 403);
   }
 
   private async page(
@@ -286,7 +303,9 @@ export class ConsentFlow {
 
   /** Counts a refused step and writes its audit line (the client id, never a key). */
   private refuse(reason: Refusal, clientId?: string): void {
-    countRefusal(reason === "form_expired" || reason === "form_invalid" ? "csrf" : reason);
+    countRefusal(
+      reason === "form_expired" || reason === "form_invalid" || reason === "origin" ? "csrf" : reason,
+    );
     audit("signin_refused", {
       ...(clientId ? { client: clientId.slice(0, 512) } : {}),
       outcome: "refused",

@@ -157,9 +157,7 @@ export class OAuthServer {
       if (method === "POST") {
         // The form is posted from its own page: a browser says so in Origin.
         const origin = req.headers.origin;
-        if (origin !== undefined && origin !== this.issuer) {
-          throw refusal("csrf", "invalid_request", "the form was posted from another site", 403);
-        }
+        if (origin !== undefined && origin !== this.issuer) return this.consent.refuseForeignPost(res);
         return this.consent.submit(req, res);
       }
       throw new OAuthFailure("invalid_request", "use GET or POST", 405);

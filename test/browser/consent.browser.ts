@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
@@ -143,28 +143,36 @@ describe("the consent page's identity lines", () => {
   });
 
   /** What a person reads at the top of the page: heading, the name's line, warnings, what was checked. */
+  async function readIdentity(page: Page, url: URL, shot: string) {
+    await page.goto(url.href);
+    const warnings = page.getByRole("list", { name: "Warnings about this application" });
+    const read = {
+      heading: await page.getByRole("heading", { level: 1 }).innerText(),
+      claim: await page.locator("p.claim").innerText(),
+      warnings: (await warnings.count()) === 0 ? [] : await warnings.getByRole("listitem").allInnerTexts(),
+      checked: await page.locator("p.checked").innerText(),
+    };
+    const dir = process.env.CONSENT_SCREENSHOT_DIR;
+    if (dir) await page.screenshot({ path: join(dir, `${shot}.png`), fullPage: true });
+    return read;
+  }
   async function identityOf(url: URL, shot: string) {
+    return inBrowser((page) => readIdentity(page, url, shot));
+  }
+  async function inBrowser<T>(use: (page: Page) => Promise<T>): Promise<T> {
     const context = await browser("light");
     try {
-      const page = context.pages()[0] ?? (await context.newPage());
-      await page.goto(url.href);
-      const warnings = page.getByRole("list", { name: "Warnings about this name" });
-      const read = {
-        heading: await page.getByRole("heading", { level: 1 }).innerText(),
-        claim: await page.locator("p.claim").innerText(),
-        warnings: (await warnings.count()) === 0 ? [] : await warnings.getByRole("listitem").allInnerTexts(),
-        checked: await page.locator("main > p.muted").first().innerText(),
-      };
-      const dir = process.env.CONSENT_SCREENSHOT_DIR;
-      if (dir) await page.screenshot({ path: join(dir, `${shot}.png`), fullPage: true });
-      return read;
+      return await use(context.pages()[0] ?? (await context.newPage()));
     } finally {
       await context.close();
     }
   }
   const back = () => new URL(callbackUrl).host;
-  const registered = async (name: string) =>
-    (await startFlow(inProcess.origin, { redirectUri: callbackUrl, name })).authorizationUrl;
+  const registered = async (name: string, redirectUri = callbackUrl) =>
+    (await startFlow(inProcess.origin, { redirectUri, name })).authorizationUrl;
+  const LOOKS_LIKE = (name: string) =>
+    `The name looks like that of ${name}, a known assistant, but nothing shows this application is ${name}. Continue only if you started this sign-in from ${name} yourself, just now.`;
+  const CLAIMS = "The name claims to be verified or official. This server verifies no application's name.";
 
   it("a client with a metadata document: its host first, the name as its claim", async () => {
     const url = await registered("unused");
@@ -173,7 +181,7 @@ describe("the consent page's identity lines", () => {
       heading: `An application at ${new URL(documents.origin).host} asks to use your workspace`,
       claim: "It calls itself \u201cNotes helper\u201d. That name is its own claim: nobody checked it.",
       warnings: [],
-      checked: `Checked: its description is published at ${documents.origin}/client.json. After you answer, you are sent back to ${back()}.`,
+      checked: `Checked: its description is published at ${documents.origin}/client.json. After you answer, you are sent back to ${callbackUrl}.`,
     });
   });
 
@@ -182,16 +190,13 @@ describe("the consent page's identity lines", () => {
       heading: `An application returning to ${back()} asks to use your workspace`,
       claim: "It calls itself \u201cBrowser assistant\u201d. That name is its own claim: nobody checked it.",
       warnings: [],
-      checked:
-        "Checked: only where you are sent back after you answer. Any application can register under any name.",
+      checked: `Checked: only where the code is sent after you answer: ${callbackUrl}. Any application can register under any name.`,
     });
   });
 
   it("a name like a known assistant's is flagged", async () => {
     const read = await identityOf(await registered("Claude"), "look-alike");
-    expect(read.warnings).toEqual([
-      "The name looks like that of Claude, a known assistant, but nothing shows this application is Claude. Continue only if you started this sign-in from Claude yourself, just now.",
-    ]);
+    expect(read.warnings).toEqual([LOOKS_LIKE("Claude")]);
   });
 
   it("a name in mixed scripts, claiming a verification, is flagged for each", async () => {
@@ -200,9 +205,76 @@ describe("the consent page's identity lines", () => {
       "It calls itself \u201c\u0421laude (verified)\u201d. That name is its own claim: nobody checked it.",
     );
     expect(read.warnings).toEqual([
-      "The name looks like that of Claude, a known assistant, but nothing shows this application is Claude. Continue only if you started this sign-in from Claude yourself, just now.",
+      LOOKS_LIKE("Claude"),
       "The name mixes letters of different scripts (Cyrillic, Latin), a way to imitate another name.",
-      "The name claims to be verified or official. This server verifies no application's name.",
+      CLAIMS,
     ]);
+  });
+
+  it("look-alike letters, scripts mixed inside a word, and claimed verifications in other forms are flagged", async () => {
+    const mixed =
+      "The name mixes letters of different scripts (Latin, Katakana), a way to imitate another name.";
+    const cases: [string, string[]][] = [
+      ["C\u0142aude", [LOOKS_LIKE("Claude")]],
+      ["\u1d04\u029f\u1d00\u1d1c\u1d05\u1d07", [LOOKS_LIKE("Claude")]],
+      ["Clau\u0111e", [LOOKS_LIKE("Claude")]],
+      ["Curso\ua785", [LOOKS_LIKE("Cursor")]],
+      ["Clau\u30c6de", [mixed]],
+      ["VerifiedConnector", [CLAIMS]],
+      ["OfficialWorkspaceApp", [CLAIMS]],
+      ["Connecteur v\u00e9rifi\u00e9", [CLAIMS]],
+      ["Workspace Sync \u221a", [CLAIMS]],
+      ["Workspace Sync \u{1f5f9}", [CLAIMS]],
+    ];
+    const read = await inBrowser(async (page) => {
+      const found: [string, string[]][] = [];
+      for (const [i, [name]] of cases.entries())
+        found.push([name, (await readIdentity(page, await registered(name), `disguise-${i}`)).warnings]);
+      return found;
+    });
+    expect(read).toEqual(cases);
+  });
+
+  it("a registered client named like an assistant, on that assistant's host: flagged, with the whole address", async () => {
+    const redirect = "https://chatgpt.com/aip/g-attacker123/oauth/callback";
+    await expect(identityOf(await registered("ChatGPT", redirect), "assistant-host")).resolves.toEqual({
+      heading: "An application returning to chatgpt.com asks to use your workspace",
+      claim: "It calls itself \u201cChatGPT\u201d. That name is its own claim: nobody checked it.",
+      warnings: [LOOKS_LIKE("ChatGPT")],
+      checked: `Checked: only where the code is sent after you answer: ${redirect}. Any application can register under any name.`,
+    });
+  });
+
+  it("a long host: the registrable domain leads, the full host wraps inside the card, its end kept", async () => {
+    const host = `claude.ai.${["a", "b", "c"].map((c) => c.repeat(63)).join(".")}.attacker.example`;
+    const read = await inBrowser(async (page) => {
+      const identity = await readIdentity(page, await registered("Acme", `https://${host}/cb`), "long-host");
+      const full = await page.locator("p.host").innerText();
+      // Nothing sticks out of the card, and the page does not scroll sideways.
+      const fits = await page.evaluate(`(() => {
+        const card = document.querySelector("main").getBoundingClientRect();
+        const inside = [...document.querySelectorAll("main *")].every((e) => e.getBoundingClientRect().right <= card.right + 0.5);
+        return inside && document.documentElement.scrollWidth <= document.documentElement.clientWidth;
+      })()`);
+      return { heading: identity.heading, full, fits };
+    });
+    expect(read.heading).toBe("An application returning to attacker.example asks to use your workspace");
+    expect(read.full.replace(/\s/g, "")).toMatch(
+      /^Fulladdress:claude\.ai\.a+\u2026[abc.]+\.attacker\.example$/,
+    );
+    expect(read.fits).toBe(true);
+  });
+
+  it("a custom scheme that reads like a host: an app on this device, flagged", async () => {
+    await expect(identityOf(await registered("Acme", "claude.ai://x"), "app-scheme")).resolves.toEqual({
+      heading: "An app on this device (scheme claude.ai) asks to use your workspace",
+      claim: "It calls itself \u201cAcme\u201d. That name is its own claim: nobody checked it.",
+      warnings: [
+        "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it.",
+        "The app's scheme names Claude, but any app on this device can claim the scheme claude.ai.",
+      ],
+      checked:
+        "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles claude.ai: addresses (claude.ai://x). Any application can register under any name.",
+    });
   });
 });

@@ -2,6 +2,7 @@
 // client's self-given name earns (a known assistant's look-alike, mixed scripts, a claimed verification).
 import { describe, expect, it } from "vitest";
 import { identityOf, nameFlags, scriptsOf, skeleton } from "../../src/oauth/consent-identity.js";
+import { renderConsentPage } from "../../src/oauth/consent-page.js";
 
 describe("skeleton", () => {
   it("folds compatibility forms, other scripts' look-alike letters, case, accents and hidden characters", () => {
@@ -71,13 +72,32 @@ describe("name flags", () => {
       expect([name, nameFlags(name)]).toEqual([name, []]);
   });
 
-  it("does not flag an assistant's name on a metadata document served from its own host", () => {
+  it("does not flag an assistant's name on a metadata document published on its own host, exactly", () => {
     expect(nameFlags("Claude", "claude.ai")).toEqual([]);
-    expect(nameFlags("Claude", "mcp.claude.ai")).toEqual([]);
-    expect(nameFlags("Claude", "claude.ai.evil.example")).toEqual([
-      { kind: "lookalike", assistant: "Claude" },
-    ]);
-    expect(nameFlags("Claude", "notclaude.ai")).toEqual([{ kind: "lookalike", assistant: "Claude" }]);
+    expect(nameFlags("Claude", "claude.ai:443")).toEqual([]);
+    // A subdomain may serve others' content (script.google.com serves anyone's Apps Script).
+    for (const host of ["mcp.claude.ai", "claude.ai.evil.example", "notclaude.ai", "script.google.com"])
+      expect([host, nameFlags(host === "script.google.com" ? "Gemini" : "Claude", host)]).toEqual([
+        host,
+        [{ kind: "lookalike", assistant: host === "script.google.com" ? "Gemini" : "Claude" }],
+      ]);
+    expect(nameFlags("ChatGPT", "claude.ai")).toEqual([{ kind: "lookalike", assistant: "ChatGPT" }]);
+  });
+
+  it("folds letters with strokes and hooks, small capitals and insular letters, from Unicode's data", () => {
+    for (const [name, assistant] of [
+      ["C\u0142aude", "Claude"], // l with stroke
+      ["\u1d04\u029f\u1d00\u1d1c\u1d05\u1d07", "Claude"], // small capitals
+      ["Clau\u0111e", "Claude"], // d with stroke
+      ["Curso\ua785", "Cursor"], // insular s: one letter off
+      ["Ch\u0251tG\u0420\u0422", "ChatGPT"], // Latin alpha, Cyrillic Er and Te
+      ["\ua4dalaude", "Claude"], // Lisu
+      ["\u0188laude", "Claude"], // c with hook
+    ] as const)
+      expect([name, nameFlags(name).find((f) => f.kind === "lookalike")]).toEqual([
+        name,
+        { kind: "lookalike", assistant },
+      ]);
   });
 
   it("flags a name mixing scripts, but not scripts written together", () => {
@@ -90,6 +110,18 @@ describe("name flags", () => {
     expect(nameFlags("Notes 日本語 かな カナ")).toEqual([]);
     expect(nameFlags("Заметки")).toEqual([]);
     expect(nameFlags("Ελληνικά 2")).toEqual([]);
+  });
+
+  it("flags scripts mixed inside one word, but not words of different scripts side by side", () => {
+    expect(nameFlags("Clau\u30c6de")).toEqual([{ kind: "mixed_scripts", scripts: ["Latin", "Katakana"] }]);
+    expect(nameFlags("Cl\u65e5aude notes")).toEqual([{ kind: "mixed_scripts", scripts: ["Latin", "Han"] }]);
+    for (const name of [
+      "Notes \u30ce\u30fc\u30c8",
+      "Claude\u30a2\u30d7\u30ea",
+      "\u98df\u3079\u7269 app",
+      "\ud55c\uad6d\u8a9e",
+    ])
+      expect([name, nameFlags(name).filter((f) => f.kind === "mixed_scripts")]).toEqual([name, []]);
   });
 
   it("flags a name that claims a verification nobody made", () => {
@@ -110,35 +142,182 @@ describe("name flags", () => {
     ]);
     expect(nameFlags("Bystander notes")).toEqual([]);
   });
+
+  it("finds claim words inside CamelCase and compounds, in several languages, and every check mark", () => {
+    for (const name of [
+      "VerifiedConnector",
+      "OfficialWorkspaceApp",
+      "Connecteur v\u00e9rifi\u00e9",
+      "Connecteur de confiance",
+      "Offizielle Aufgaben",
+      "Gepr\u00fcfteApp",
+      "Conector verificado",
+      "Aplicativo confi\u00e1vel",
+      "App ufficiale",
+      "[Verified] Sync",
+      "Anthropic-approved sync",
+      "\u516c\u5f0f\u30a2\u30d7\u30ea", // 公式アプリ
+      "\u8a8d\u8a3c\u6e08\u307f", // 認証済み
+      "\u5b98\u65b9\u63d2\u4ef6", // 官方插件
+      ...["\u221a", "\u2713", "\u2714", "\u2714\ufe0f", "\u2611", "\u2705", "\u{1f5f8}", "\u{1f5f9}"].map(
+        (mark) => `Workspace Sync ${mark}`,
+      ),
+    ])
+      expect([name, nameFlags(name).some((f) => f.kind === "claims_verification")]).toEqual([name, true]);
+    for (const name of ["Workspace Sync", "Task board", "Notes \u2192 tasks"])
+      expect([name, nameFlags(name)]).toEqual([name, []]);
+  });
 });
 
 describe("identity", () => {
   it("leads with the metadata document's host for a client_id URL, and the redirect host otherwise", () => {
     expect(
       identityOf({ clientId: "https://app.example.com/client.json", name: "App" }, "http://127.0.0.1:5/cb"),
-    ).toEqual({ source: "metadata_document", host: "app.example.com", claimedName: "App", flags: [] });
+    ).toEqual({
+      source: "metadata_document",
+      host: "app.example.com",
+      domain: "example.com",
+      claimedName: "App",
+      flags: [],
+    });
     expect(
       identityOf({ clientId: "eyJ.x.y", name: "\u0421laude\u200b " }, "https://cb.example:8443/cb"),
     ).toEqual({
       source: "redirect_uri",
       host: "cb.example:8443",
+      domain: "cb.example",
       claimedName: "\u0421laude",
       flags: [
         { kind: "lookalike", assistant: "Claude" },
         { kind: "mixed_scripts", scripts: ["Cyrillic", "Latin"] },
       ],
     });
-    // A code for an https redirect URI goes to that host only: an assistant's own is no imitation.
-    expect(
-      identityOf({ clientId: "eyJ.x.y", name: "Claude" }, "https://claude.ai/api/callback").flags,
-    ).toEqual([]);
     expect(identityOf({ clientId: "eyJ.x.y", name: "Claude" }, "http://localhost:9/cb").flags).toEqual([
       { kind: "lookalike", assistant: "Claude" },
     ]);
-    expect(identityOf({ clientId: "eyJ.x.y" }, "cursor://anysphere.cursor/cb")).toEqual({
-      source: "redirect_uri",
-      host: "cursor://anysphere.cursor",
+  });
+
+  it("leads with the registrable domain, by the Public Suffix List, whatever the subdomains", () => {
+    const long = `claude.ai.${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.attacker.example`;
+    for (const [uri, domain] of [
+      [`https://${long}/cb`, "attacker.example"],
+      ["https://claude.ai.evil.co.uk/cb", "evil.co.uk"],
+      ["https://someone.github.io/cb", "someone.github.io"],
+      ["https://claude.ai./cb", "claude.ai"],
+    ] as const)
+      expect([uri, identityOf({ clientId: "eyJ.x.y", name: "Acme" }, uri).domain]).toEqual([uri, domain]);
+    expect(identityOf({ clientId: "eyJ.x.y" }, "http://127.0.0.1:5/cb").domain).toBeUndefined();
+  });
+
+  it("flags a registered client named like an assistant even on that assistant's host", () => {
+    for (const [name, uri, assistant] of [
+      ["ChatGPT", "https://chatgpt.com/aip/g-attacker123/oauth/callback", "ChatGPT"],
+      ["Gemini", "https://script.google.com/macros/s/ATTACKER/exec", "Gemini"],
+      ["Visual Studio Code", "https://vscode.dev/redirect", "VS Code"],
+      ["Claude", "https://claude.ai/api/callback", "Claude"],
+    ] as const)
+      expect([name, identityOf({ clientId: "eyJ.x.y", name }, uri).flags]).toEqual([
+        name,
+        [{ kind: "lookalike", assistant }],
+      ]);
+  });
+
+  it("says which assistant's own host published a metadata document, and does not flag its name", () => {
+    expect(
+      identityOf({ clientId: "https://claude.ai/oauth/client.json", name: "Claude" }, "https://claude.ai/cb"),
+    ).toEqual({
+      source: "metadata_document",
+      host: "claude.ai",
+      domain: "claude.ai",
+      publishedBy: "Claude",
+      claimedName: "Claude",
       flags: [],
     });
+  });
+
+  it("names an app on this device by its scheme, and flags a scheme like a web address or an assistant", () => {
+    expect(identityOf({ clientId: "eyJ.x.y", name: "Acme" }, "claude.ai://x")).toEqual({
+      source: "redirect_uri",
+      host: "claude.ai",
+      appScheme: "claude.ai",
+      claimedName: "Acme",
+      flags: [
+        { kind: "scheme_like_domain", scheme: "claude.ai" },
+        { kind: "scheme_like_assistant", scheme: "claude.ai", assistant: "Claude" },
+      ],
+    });
+    expect(identityOf({ clientId: "eyJ.x.y" }, "cursor://anysphere.cursor/cb").flags).toEqual([
+      { kind: "scheme_like_assistant", scheme: "cursor", assistant: "Cursor" },
+    ]);
+    // A reverse domain name (RFC 8252 §7.1) is the ordinary form of an app's scheme.
+    expect(identityOf({ clientId: "eyJ.x.y" }, "com.example.notes:/cb").flags).toEqual([]);
+  });
+});
+
+describe("the identity lines on the page", () => {
+  const render = (name: string, redirectUri: string, clientId = "eyJ.x.y") =>
+    renderConsentPage(
+      {
+        form: "sealed",
+        csrf: "csrf",
+        clientId,
+        identity: identityOf({ clientId, name }, redirectUri),
+        redirectUri,
+        step: "key",
+        scopes: { offered: ["workspace:read"], chosen: ["workspace:read"] },
+      },
+      "nonce",
+    );
+  const text = (html: string, pattern: RegExp) =>
+    (pattern.exec(html)?.[1] ?? "")
+      .replace(/<[^>]+>/g, "")
+      .replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
+
+  it("leads with the registrable domain, and shows a long host whole or with its middle elided, never its end", () => {
+    const labels = ["a", "b", "c"].map((c) => c.repeat(63)).join(".");
+    const html = render("Acme", `https://claude.ai.${labels}.attacker.example/cb`);
+    expect(text(html, /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
+      "An application returning to attacker.example asks to use your workspace",
+    );
+    const full = text(html, /<p class="host">(.*?)<\/p>/s);
+    expect(full).toMatch(/^Full address: claude\.ai\.a+…[a-c.]+\.attacker\.example$/);
+    expect([...full.replace("Full address: ", "")]).toHaveLength(160);
+    expect(text(render("Acme", "https://mcp.example.com/cb"), /<p class="host">(.*?)<\/p>/s)).toBe(
+      "Full address: mcp.example.com",
+    );
+  });
+
+  it("shows a registered client the whole address its code goes to, path included", () => {
+    const html = render("ChatGPT", "https://chatgpt.com/aip/g-attacker123/oauth/callback");
+    expect(text(html, /<p class="muted checked">(.*?)<\/p>/s)).toBe(
+      "Checked: only where the code is sent after you answer: https://chatgpt.com/aip/g-attacker123/oauth/callback. Any application can register under any name.",
+    );
+    expect(html).toContain("The name looks like that of <strong>ChatGPT</strong>");
+  });
+
+  it("names an app on this device by its scheme, with the scheme's warnings", () => {
+    const html = render("Acme", "claude.ai://x");
+    expect(text(html, /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
+      "An app on this device (scheme claude.ai) asks to use your workspace",
+    );
+    expect(text(html, /<p class="muted checked">(.*?)<\/p>/s)).toBe(
+      "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles claude.ai: addresses (claude.ai://x). Any application can register under any name.",
+    );
+    expect(text(html, /<ul class="warn"[^>]*>(.*?)<\/ul>/s)).toBe(
+      "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it." +
+        "The app's scheme names Claude, but any app on this device can claim the scheme claude.ai.",
+    );
+  });
+
+  it("says so when a metadata document is published on the assistant's own host", () => {
+    const html = render(
+      "Claude",
+      "https://claude.ai/api/mcp/auth_callback",
+      "https://claude.ai/oauth/client.json",
+    );
+    expect(text(html, /<p class="muted checked">(.*?)<\/p>/s)).toBe(
+      "Checked: its description is published at https://claude.ai/oauth/client.json (an address of Claude's own). After you answer, you are sent back to https://claude.ai/api/mcp/auth_callback.",
+    );
+    expect(html).not.toContain('class="warn"');
   });
 });

@@ -210,10 +210,12 @@ describe("the consent page", () => {
         workspace_key: SANDBOX_API_KEY,
       }),
     });
-    expect([answer.status, await answer.json()]).toEqual([
+    expect([answer.status, answer.headers.get("content-type"), answer.headers.get("location")]).toEqual([
       403,
-      { error: "invalid_request", error_description: "the form was posted from another site" },
+      "text/html; charset=utf-8",
+      null,
     ]);
+    expect(await answer.text()).toContain("security token is missing or wrong");
   });
 
   it("sends a denial back to the client as access_denied, with state and iss", async () => {

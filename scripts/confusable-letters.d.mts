@@ -1,0 +1,2 @@
+export function deriveConfusableLetters(): Promise<[string, string][]>;
+export function confusableLettersModule(): Promise<string>;
