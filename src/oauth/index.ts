@@ -13,6 +13,7 @@ import type { AuthorizedGrant } from "./grant.js";
 import { API_HEADERS, readBody, readForm, sendOAuthError, sendOAuthJson, sendPreflight } from "./http-io.js";
 import { MetadataFetcher, type MetadataFetcherOptions } from "./metadata-documents.js";
 import { countRefusal, refusal } from "./metrics.js";
+import { servedScopes, signInScopes } from "./scopes.js";
 import { Keyring, TokenRefused } from "./seal.js";
 import { TokenService } from "./tokens.js";
 
@@ -61,6 +62,8 @@ export class OAuthServer {
   private readonly consent: ConsentFlow;
   private readonly documents: MetadataFetcher;
   private readonly asMetadata: Record<string, unknown>;
+  /** The scopes the served tools need (scopes_supported), and those a first sign-in asks for. */
+  private readonly scopes: { supported: string[]; signIn: string[] };
 
   constructor(settings: OAuthSettings) {
     const origin = settings.publicUrl.replace(/\/+$/, "");
@@ -87,6 +90,10 @@ export class OAuthServer {
       demoKey: settings.demoKey,
       secureCookies: origin.startsWith("https:"),
     });
+    this.scopes = {
+      supported: servedScopes(settings.serverTools),
+      signIn: signInScopes(settings.serverTools),
+    };
     const authMethods = ["none", "client_secret_post", "client_secret_basic"];
     this.asMetadata = {
       issuer: this.issuer,
@@ -98,6 +105,7 @@ export class OAuthServer {
       response_modes_supported: ["query"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
+      scopes_supported: this.scopes.supported,
       token_endpoint_auth_methods_supported: authMethods,
       revocation_endpoint_auth_methods_supported: authMethods,
       client_id_metadata_document_supported: true,
@@ -157,6 +165,7 @@ export class OAuthServer {
       resource: this.resource,
       authorization_servers: [this.issuer],
       bearer_methods_supported: ["header"],
+      scopes_supported: this.scopes.supported,
       resource_name: "agent-workspace-mcp",
     };
   }
@@ -211,12 +220,17 @@ export class OAuthServer {
     }
   }
 
-  /** The 401 answer of a refused /mcp request: the OAuth error JSON and where to find how to sign in. */
+  /**
+   * The headers of a refused /mcp request (401, or 403 insufficient_scope): where to find how to sign
+   * in, and the scopes to ask for: a first sign-in's, or for a 403 what the call needs and the grant has.
+   */
   challengeHeaders(challenge: OAuthChallenge): Record<string, string> {
+    const scope = challenge.scope ?? this.scopes.signIn;
     const parts = [
       ...(challenge.error
-        ? [`error="${challenge.error}"`, `error_description="${challenge.message.replace(/"/g, "'")}"`]
+        ? [`error="${challenge.error}"`, `error_description="${challenge.message.replace(/["\\]/g, "'")}"`]
         : []),
+      ...(scope.length > 0 ? [`scope="${scope.join(" ")}"`] : []),
       `resource_metadata="${this.resourceMetadataUrl}"`,
     ];
     return { "www-authenticate": `Bearer ${parts.join(", ")}`, "cache-control": "no-store" };

@@ -42,6 +42,8 @@ export interface TokenAnswer {
   token_type: "Bearer";
   expires_in: number;
   refresh_token: string;
+  /** What the grant allows (RFC 6749 §5.1), so a client knows when it must ask for more. */
+  scope: string;
 }
 
 export class TokenService {
@@ -181,6 +183,7 @@ export class TokenService {
       token_type: "Bearer",
       expires_in: ACCESS_TOKEN_SECONDS,
       refresh_token: refreshToken,
+      scope: credentials.scopes.join(" "),
     };
   }
 }
