@@ -40,8 +40,17 @@ function countOf(req: IncomingMessage, name: string): number {
   return count;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 function normalized(raw: string): string {
-  const text = HIGH.test(raw) ? Buffer.from(raw, "latin1").toString("utf8") : raw;
+  let text = raw;
+  if (HIGH.test(raw)) {
+    try {
+      text = UTF8.decode(Buffer.from(raw, "latin1"));
+    } catch {
+      // Not UTF-8: the latin-1 reading stands.
+    }
+  }
   return text.replace(EDGES, "");
 }
 
