@@ -6,6 +6,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "../../src/sandbox/index.js";
 import { initializeBody, MCP_HEADERS, modernToolCall } from "../http-helpers.js";
+import { logLines } from "../log-capture.js";
 import { type OAuthHarness, signInByHand, startOAuth } from "../oauth-harness.js";
 import { MODERN } from "../revision-clients.js";
 
@@ -154,7 +155,7 @@ beforeAll(async () => {
     ["oauth", oauth],
     ["oauth+token", both],
   ] as const) {
-    const { tokens } = await signInByHand(server.origin, { workspaceKey: GRANT_KEY });
+    const { tokens } = await signInByHand(server.origin, { workspaceKey: GRANT_KEY, write: true });
     accessTokens.set(mode, tokens.access_token);
   }
 });
@@ -209,5 +210,43 @@ describe.each([MODERN, LEGACY])("which key a request uses, %s", (era) => {
     if (expected.status === 400) expect(challenge).toBeUndefined();
     for (const [, value] of sent) if (value.length > 8) expect(response.text).not.toContain(value.trim());
     expect(server.sandbox.requests).toEqual([]);
+  });
+});
+
+describe("the audit line names who wrote", () => {
+  it.each([
+    // The sandbox knows the operator's key; it refuses USER_KEY, and GRANT_KEY's account has not the task.
+    ["open", [] as Lines, "environment", "ok"],
+    ["open", [key(USER_KEY)], "api-key", "failed"],
+    ["token", [bearer(SHARED)], "shared-token", "ok"],
+    ["oauth+token", [bearer(SHARED), key(USER_KEY)], "shared-token", "failed"],
+    ["oauth", [key(USER_KEY)], "api-key", "failed"],
+    ["oauth", [bearer(GRANT)], "grant", "failed"],
+  ] as const)("%s server, %j: %s", async (mode, carries, expected, outcomeExpected) => {
+    const server = servers.get(mode) as OAuthHarness;
+    const client = await connect(server, MODERN, linesFor(mode, [...carries]));
+    try {
+      const args = {
+        task_id: server.sandbox.ids.taskId,
+        project_id: server.sandbox.workspaceProjectId,
+        body: "audited",
+      };
+      await client.callTool({ name: "tasks_comments", arguments: args });
+    } finally {
+      await client.close();
+    }
+    const [audit, ...others] = logLines()
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.message === "audit");
+    expect(others).toEqual([]);
+    const { client: who, grant, outcome, target } = audit ?? {};
+    expect({ target, grant: typeof grant }).toEqual({
+      target: server.sandbox.ids.taskId,
+      grant: expected === "grant" ? "string" : "undefined",
+    });
+    if (expected === "grant") expect(who).toMatch(/^[\w-]{20,}/);
+    else expect(who).toBe(expected);
+    expect(outcome).toBe(outcomeExpected);
+    expect(logLines().join("")).not.toContain("audited");
   });
 });
