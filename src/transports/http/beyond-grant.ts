@@ -24,9 +24,11 @@ export function refuseBeyondGrant(
     const name = message?.params?.name;
     if (typeof name !== "string") continue;
     let needed: Scope[] | undefined;
-    if (message?.method === "tools/call" && served().has(name)) {
+    if (message?.method === "tools/call") {
       const scope = toolScope(name);
-      needed = scope && [scope];
+      // The served tools are looked at only for a call the grant does not cover: a tool this server
+      // does not serve is the server's to refuse (-32602), not a reason to ask for more.
+      needed = scope && !granted.includes(scope) && served().has(name) ? [scope] : undefined;
     } else if (message?.method === "prompts/get") needed = promptScopes(name);
     const missing = missingScopes(needed ?? [], granted);
     if (missing.length === 0) continue;

@@ -42,7 +42,14 @@ function countOf(req: IncomingMessage, name: string): number {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+const visibleAt = (text: string, index: number) => {
+  const code = text.charCodeAt(index);
+  return code >= 0x21 && code <= 0x7e;
+};
+
 function normalized(raw: string): string {
+  // Visible ASCII at both ends: nothing to trim, however the rest decodes (most requests).
+  if (raw !== "" && visibleAt(raw, 0) && visibleAt(raw, raw.length - 1)) return raw;
   let text = raw;
   if (HIGH.test(raw)) {
     try {
