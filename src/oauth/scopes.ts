@@ -17,10 +17,13 @@ const ordered = (scopes: Iterable<Scope>): Scope[] => {
   return SCOPES.filter((scope) => set.has(scope));
 };
 
-/** The scopes a prompt's lookups and steps need: those of every tool it uses. */
-export function promptScopes(name: string): Scope[] | undefined {
+/**
+ * The scopes a prompt's lookups and steps need: those of every tool it uses. Undefined for a prompt
+ * that does not exist or that `served` does not offer (one of its tools is not served).
+ */
+export function promptScopes(name: string, served: () => ReadonlySet<string>): Scope[] | undefined {
   const prompt = PROMPTS.find((candidate) => candidate.name === name);
-  if (!prompt) return undefined;
+  if (!prompt || !prompt.tools.every((tool) => served().has(tool))) return undefined;
   return ordered(prompt.tools.flatMap((tool) => TOOL_SCOPES.get(tool) ?? []));
 }
 

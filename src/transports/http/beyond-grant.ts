@@ -29,7 +29,7 @@ export function refuseBeyondGrant(
       // The served tools are looked at only for a call the grant does not cover: a tool this server
       // does not serve is the server's to refuse (-32602), not a reason to ask for more.
       needed = scope && !granted.includes(scope) && served().has(name) ? [scope] : undefined;
-    } else if (message?.method === "prompts/get") needed = promptScopes(name);
+    } else if (message?.method === "prompts/get") needed = promptScopes(name, served);
     const missing = missingScopes(needed ?? [], granted);
     if (missing.length === 0) continue;
     if (message?.method === "tools/call" && missing.includes("workspace:write")) {
