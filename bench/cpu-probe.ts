@@ -4,7 +4,7 @@
 // Paths: stdio, stdioModern, httpModern, http (2025 sessions), stateless; and oauth (2025 sessions) and
 // oauthModern (2026-07-28): two servers of this build with --oauth, one called with an access token,
 // one with X-API-KEY, paired.
-// With --profile this build writes a CPU profile to bench/results/profiles/probe-<path>/ (see profile-summary.ts).
+// --long runs each side four times as long. With --profile this build writes a CPU profile to bench/results/profiles/probe-<path>/ (see profile-summary.ts).
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { type Era, HttpMcpDriver, type McpDriver } from "./jsonrpc.js";
@@ -26,8 +26,15 @@ import { StdioMcpDriver } from "./stdio-driver.js";
 import { API_KEY } from "./upstream.js";
 
 const profile = process.argv.includes("--profile");
-const [path = "stdio", baseline] = process.argv.slice(2).filter((arg) => arg !== "--profile");
-const BUDGET: Budget = { sequentialMs: 0, sequentialCalls: 0, throughputMs: 4_000, warmupMs: 1_000 };
+/** --long: four times the slots' time, for a loaded machine where a short run's ratio swings. */
+const long = process.argv.includes("--long");
+const [path = "stdio", baseline] = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const BUDGET: Budget = {
+  sequentialMs: 0,
+  sequentialCalls: 0,
+  throughputMs: long ? 16_000 : 4_000,
+  warmupMs: 1_000,
+};
 const children: ChildProcess[] = [];
 
 interface Subject {
