@@ -23,7 +23,7 @@ const ordered = (scopes: Iterable<Scope>): Scope[] => {
  */
 export function promptScopes(name: string, served: () => ReadonlySet<string>): Scope[] | undefined {
   const prompt = PROMPTS.find((candidate) => candidate.name === name);
-  if (!prompt || !prompt.tools.every((tool) => served().has(tool))) return undefined;
+  if (!prompt?.tools.every((tool) => served().has(tool))) return undefined;
   return ordered(prompt.tools.flatMap((tool) => TOOL_SCOPES.get(tool) ?? []));
 }
 
