@@ -1,9 +1,10 @@
 // `npm run bench:cpu -- <path> [baseline dist]`: CPU time per tasks_query call (16 in flight) of this
 // build, another build (default: none) and the bare SDK v2 server on one MCP path, in alternating
 // slots. For judging a change on a shared machine, where wall-clock figures swing and CPU time less.
-// Paths: stdio, stdioModern, httpModern, http (2025 sessions), stateless; and oauth: two servers of this
-// build with --oauth (2025 sessions), one called with an access token, one with X-API-KEY.
-// With --profile this build writes a CPU profile to bench/results/profiles/probe-<path>/ (see profile-summary.ts).
+// Paths: stdio, stdioModern, httpModern, http (2025 sessions), stateless; and oauth (2025 sessions) and
+// oauthModern (2026-07-28): two servers of this build with --oauth, one called with an access token,
+// one with X-API-KEY, paired.
+// --long runs each side four times as long. With --profile this build writes a CPU profile to bench/results/profiles/probe-<path>/ (see profile-summary.ts).
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { type Era, HttpMcpDriver, type McpDriver } from "./jsonrpc.js";
@@ -25,8 +26,15 @@ import { StdioMcpDriver } from "./stdio-driver.js";
 import { API_KEY } from "./upstream.js";
 
 const profile = process.argv.includes("--profile");
-const [path = "stdio", baseline] = process.argv.slice(2).filter((arg) => arg !== "--profile");
-const BUDGET: Budget = { sequentialMs: 0, sequentialCalls: 0, throughputMs: 4_000, warmupMs: 1_000 };
+/** --long: four times the slots' time, for a loaded machine where a short run's ratio swings. */
+const long = process.argv.includes("--long");
+const [path = "stdio", baseline] = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const BUDGET: Budget = {
+  sequentialMs: 0,
+  sequentialCalls: 0,
+  throughputMs: long ? 16_000 : 4_000,
+  warmupMs: 1_000,
+};
 const children: ChildProcess[] = [];
 
 interface Subject {
@@ -69,7 +77,11 @@ async function subjectFor(
 }
 
 /** A server of this build with --oauth, its driver sending a token (signed in with the key) or X-API-KEY. */
-async function oauthSubject(upstreamUrl: string, credentials: "token" | "header"): Promise<Subject> {
+async function oauthSubject(
+  upstreamUrl: string,
+  credentials: "token" | "header",
+  era: Era,
+): Promise<Subject> {
   const secret = { MCP_OAUTH_SECRET: "bench-secret-of-at-least-thirty-two-chars" };
   const server = await startListening(
     upstreamUrl,
@@ -81,20 +93,20 @@ async function oauthSubject(upstreamUrl: string, credentials: "token" | "header"
     credentials === "token"
       ? { authorization: `Bearer ${await accessTokenFor(server.url, API_KEY)}` }
       : { "x-api-key": API_KEY };
-  const driver = await HttpMcpDriver.connect(server.url, 64, undefined, "legacy", headers);
+  const driver = await HttpMcpDriver.connect(server.url, 64, undefined, era, headers);
   return { driver, pid: server.child.pid };
 }
 
-async function oauthProbe(upstreamUrl: string): Promise<void> {
-  const token = await oauthSubject(upstreamUrl, "token");
-  const header = await oauthSubject(upstreamUrl, "header");
+async function oauthProbe(upstreamUrl: string, era: Era): Promise<void> {
+  const token = await oauthSubject(upstreamUrl, "token", era);
+  const header = await oauthSubject(upstreamUrl, "header", era);
   const operation = (subject: Subject) => mcpOperations(subject.driver).get("tasks_query")!;
   const result = await pairedThroughput({ subject: operation(token), limit: operation(header) }, 16, BUDGET, {
     subject: () => cpuMicros(token.pid),
     limit: () => cpuMicros(header.pid),
   });
   const perCall = (side: { calls: number; cpuMicros?: number }) => (side.cpuMicros ?? 0) / side.calls;
-  console.log("oauth (2025 sessions, tasks_query, 16 in flight):");
+  console.log(`${path} (${era === "modern" ? "2026-07-28" : "2025 sessions"}, tasks_query, 16 in flight):`);
   for (const [name, side] of [
     ["token", result.subject],
     ["X-API-KEY", result.limit],
@@ -110,8 +122,8 @@ async function oauthProbe(upstreamUrl: string): Promise<void> {
 
 const { child: upstream, ready } = await forkBench<{ url: string }>("upstream-child.js");
 try {
-  if (path === "oauth") {
-    await oauthProbe(ready.url);
+  if (path === "oauth" || path === "oauthModern") {
+    await oauthProbe(ready.url, path === "oauth" ? "legacy" : "modern");
   } else {
     const profileDir = `${ROOT}bench/results/profiles/probe-${path}`;
     if (profile) rmSync(profileDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ import * as telemetry from "./telemetry/index.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
 import { confirmationSeal, processDefaults } from "./tools/confirm-state.js";
+import { callerOf } from "./tools/context.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 import { readViewResource, rendersViews, toolListWithView, viewResources } from "./views/report-view.js";
@@ -171,6 +172,7 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
       confirm: upstreams.settings.confirmWrites
         ? confirmChannel(declaredCapabilities(server, ctx), ctx, seal)
         : undefined,
+      caller: callerOf(ctx),
     }),
   );
   return server;

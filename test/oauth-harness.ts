@@ -50,6 +50,8 @@ export interface OAuthHarnessOptions {
   upstream?: Partial<UpstreamSettings>;
   /** A running (recording) sandbox to serve, such as another harness's: close() leaves it running. */
   sandbox?: Sandbox;
+  /** Whether --oauth is on (default: yes); off, the same server without sign-in. */
+  signIn?: boolean;
 }
 
 /** The HTTP transport with sign-in, serving the sandbox (recorded) to whoever signs in with its key. */
@@ -78,11 +80,12 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
     rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
     trustedProxies: options.trustedProxies,
   });
+  const signIn = options.signIn ?? true;
   const http = await serveHttp(
     perUserServers(env, dispatcher, tools),
-    { ...httpSettings(options.argv), oauth: true, oauthSecret: TEST_SECRET, ...options.httpOverrides },
+    { ...httpSettings(options.argv), oauth: signIn, oauthSecret: TEST_SECRET, ...options.httpOverrides },
     () => [],
-    { oauth: (publicUrl) => new OAuthServer(settings(publicUrl)) },
+    signIn ? { oauth: (publicUrl) => new OAuthServer(settings(publicUrl)) } : {},
   );
   const origin = new URL(http.url).origin;
   return {

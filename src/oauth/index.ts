@@ -16,6 +16,7 @@ import { API_HEADERS, readBody, readForm, sendOAuthError, sendOAuthJson, sendPre
 import { MetadataFetcher, type MetadataFetcherOptions } from "./metadata-documents.js";
 import { countRefusal, refusal } from "./metrics.js";
 import { DEFAULT_SIGNIN_RATE_LIMIT, SignInLimits, sendTooMany } from "./rate-limits.js";
+import { servedScopes, signInScopes } from "./scopes.js";
 import { Keyring, TokenRefused } from "./seal.js";
 import { TokenService } from "./tokens.js";
 
@@ -69,6 +70,8 @@ export class OAuthServer {
   private readonly documents: MetadataFetcher;
   private readonly asMetadata: Record<string, unknown>;
   private readonly limits: SignInLimits;
+  /** The scopes the served tools need (scopes_supported), and those a first sign-in asks for. */
+  private readonly scopes: { supported: string[]; signIn: string[] };
 
   constructor(settings: OAuthSettings) {
     const origin = settings.publicUrl.replace(/\/+$/, "");
@@ -101,6 +104,10 @@ export class OAuthServer {
       demoKey: settings.demoKey,
       secureCookies: origin.startsWith("https:"),
     });
+    this.scopes = {
+      supported: servedScopes(settings.serverTools),
+      signIn: signInScopes(settings.serverTools),
+    };
     const authMethods = ["none", "client_secret_post", "client_secret_basic"];
     this.asMetadata = {
       issuer: this.issuer,
@@ -112,6 +119,7 @@ export class OAuthServer {
       response_modes_supported: ["query"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
+      scopes_supported: this.scopes.supported,
       token_endpoint_auth_methods_supported: authMethods,
       revocation_endpoint_auth_methods_supported: authMethods,
       client_id_metadata_document_supported: true,
@@ -173,6 +181,7 @@ export class OAuthServer {
       resource: this.resource,
       authorization_servers: [this.issuer],
       bearer_methods_supported: ["header"],
+      scopes_supported: this.scopes.supported,
       resource_name: "agent-workspace-mcp",
     };
   }
@@ -235,12 +244,17 @@ export class OAuthServer {
     }
   }
 
-  /** The 401 answer of a refused /mcp request: the OAuth error JSON and where to find how to sign in. */
+  /**
+   * The headers of a refused /mcp request (401, or 403 insufficient_scope): where to find how to sign
+   * in, and the scopes to ask for: a first sign-in's, or for a 403 what the call needs and the grant has.
+   */
   challengeHeaders(challenge: OAuthChallenge): Record<string, string> {
+    const scope = challenge.scope ?? this.scopes.signIn;
     const parts = [
       ...(challenge.error
-        ? [`error="${challenge.error}"`, `error_description="${challenge.message.replace(/"/g, "'")}"`]
+        ? [`error="${challenge.error}"`, `error_description="${challenge.message.replace(/["\\]/g, "'")}"`]
         : []),
+      ...(scope.length > 0 ? [`scope="${scope.join(" ")}"`] : []),
       `resource_metadata="${this.resourceMetadataUrl}"`,
     ];
     return { "www-authenticate": `Bearer ${parts.join(", ")}`, "cache-control": "no-store" };

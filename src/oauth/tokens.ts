@@ -52,6 +52,8 @@ export interface TokenAnswer {
   token_type: "Bearer";
   expires_in: number;
   refresh_token: string;
+  /** What the grant allows (RFC 6749 §5.1), so a client knows when it must ask for more. */
+  scope: string;
 }
 
 /** A grant's entry as a record, or undefined for an absent or older-format entry (sign in again). */
@@ -217,6 +219,7 @@ export class TokenService {
       token_type: "Bearer",
       expires_in: ACCESS_TOKEN_SECONDS,
       refresh_token: refreshToken,
+      scope: credentials.scopes.join(" "),
     };
   }
 

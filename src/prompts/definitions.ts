@@ -1,7 +1,14 @@
 // The report workflows, as data: each prompt's arguments, the tools its steps call, and the steps
 // themselves as tool calls with their exact arguments (tests parse each against the tool's own schema).
 import type { Upstreams } from "../clients/index.js";
-import { type Listing, LOOKUPS, type LookupSpec, lookupCache, type Named } from "./lookups.js";
+import {
+  type Listing,
+  LOOKUPS,
+  LookupBeyondGrant,
+  type LookupSpec,
+  lookupCache,
+  type Named,
+} from "./lookups.js";
 import { PERIOD_FORMS, type PeriodDates, periodChoices, resolvePeriod } from "./period.js";
 import { findNamed, PromptArgumentError, resolveNamed } from "./resolve.js";
 import { quoted } from "./shown.js";
@@ -29,8 +36,16 @@ export interface PromptEnv {
   upstreams: Upstreams;
   /** The server's tools: a lookup through a tool that is not among them completes nothing. */
   enabled: ReadonlySet<string>;
+  /** Whether the caller's grant allows a call of this tool: a lookup beyond it sends nothing. */
+  permits: (tool: string) => boolean;
   now: Date;
 }
+
+/** A listing through `spec`'s tool, or LookupBeyondGrant, with nothing sent, when the grant does not allow it. */
+const lookUp = (env: PromptEnv, spec: LookupSpec): Promise<Listing> =>
+  env.permits(spec.tool)
+    ? lookupCache.get(env.upstreams, spec)
+    : Promise.reject(new LookupBeyondGrant(spec.tool));
 
 /** Text from the API or the person, as the message shows it (shown.ts): sanitized unless --sanitize off. */
 const show = (env: PromptEnv, text: string) => quoted(text, env.upstreams.settings.sanitize !== "off");
@@ -61,7 +76,7 @@ const listingOf = (values: string[]): Listing => ({
 /** The analytics project an argument names, or the configured default when it names none. */
 async function analyticsProjectId(env: PromptEnv, given: string | undefined): Promise<string | undefined> {
   if (!given) return env.upstreams.settings.analyticsProjectId;
-  const found = findNamed(await lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects()), given);
+  const found = findNamed(await lookUp(env, LOOKUPS.analyticsProjects()), given);
   return found.length === 1 ? found[0]?.id : undefined;
 }
 
@@ -72,7 +87,7 @@ const withinProject =
     const projectId = await analyticsProjectId(env, others.project);
     if (!projectId) return { items: [], complete: true };
     const spec = lookup(projectId);
-    return env.enabled.has(spec.tool) ? lookupCache.get(env.upstreams, spec) : { items: [], complete: true };
+    return env.enabled.has(spec.tool) ? lookUp(env, spec) : { items: [], complete: true };
   };
 
 /** The calls of a visibility report: every one shares the project, the dates and the topic filter. */
@@ -140,7 +155,7 @@ const visibilityReport: PromptSpec = {
       name: "project",
       description: "Analytics project: its name or id (geo_projects).",
       required: true,
-      choices: (env) => lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects()),
+      choices: (env) => lookUp(env, LOOKUPS.analyticsProjects()),
     },
     {
       name: "period",
@@ -166,7 +181,7 @@ const visibilityReport: PromptSpec = {
     // The period first: a wrong one is refused before anything is sent.
     const dates = resolvePeriod(args.period ?? "", env.now);
     if ("error" in dates) throw new PromptArgumentError(dates.error);
-    const projects = await lookupCache.get(env.upstreams, LOOKUPS.analyticsProjects());
+    const projects = await lookUp(env, LOOKUPS.analyticsProjects());
     const project = resolveNamed(projects, args.project ?? "", "analytics project", "geo_projects");
     const period = `${dates.label}, against ${dates.comparisonLabel}`;
     const scope = [
@@ -194,12 +209,12 @@ const taskTriage: PromptSpec = {
       name: "project",
       description: "Workspace project: its name or id (whoami).",
       required: true,
-      choices: (env) => lookupCache.get(env.upstreams, LOOKUPS.workspaceProjects()),
+      choices: (env) => lookUp(env, LOOKUPS.workspaceProjects()),
     },
   ],
   tools: ["whoami", "tasks_query"],
   async plan(args, env) {
-    const projects = await lookupCache.get(env.upstreams, LOOKUPS.workspaceProjects());
+    const projects = await lookUp(env, LOOKUPS.workspaceProjects());
     const project = resolveNamed(projects, args.project ?? "", "workspace project", "whoami");
     const counts = (group_by: string) => ({
       tool: "tasks_query",

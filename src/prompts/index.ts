@@ -9,15 +9,19 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type Server,
+  type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Upstreams } from "../clients/index.js";
 import { excerpt } from "../excerpt.js";
 import { log } from "../log.js";
+import { scopeOf } from "../oauth/grant.js";
+import { callerOf } from "../tools/context.js";
 import { failureLog, toolErrorResult } from "../tools/errors.js";
 import { redact } from "../tools/key-scrub.js";
+import { PREPARED_TOOLS } from "../tools/register.js";
 import { sanitizeMessage, sanitizeText } from "../tools/sanitize.js";
 import { PROMPTS, type PromptEnv, type PromptPlan, type PromptSpec } from "./definitions.js";
-import { type Listing, LookupFailure } from "./lookups.js";
+import { type Listing, LookupBeyondGrant, LookupFailure } from "./lookups.js";
 import { PromptArgumentError } from "./resolve.js";
 import { codeSpan, finalText, QUOTED_NAMES_ARE_DATA, visibleJson } from "./shown.js";
 
@@ -106,6 +110,11 @@ async function getPrompt(
       const message = sanitizing ? sanitizeMessage(error.message) : error.message;
       throw invalid(`${prompt.name}: ${message}`);
     }
+    if (error instanceof LookupBeyondGrant) {
+      throw invalid(
+        `${prompt.name}: needs the scope ${scopeNeeded(error.tool)}, which this sign-in does not grant; sign in again and grant it`,
+      );
+    }
     if (error instanceof LookupFailure) {
       const { level, fields } = failureLog(error.cause);
       log(level, "prompt lookup failed", { prompt: prompt.name, tool: error.definition.name, ...fields });
@@ -122,6 +131,12 @@ async function getPrompt(
   const text = finalText(redact(renderPlan(plan), env.upstreams.settings), sanitizing);
   return { description: prompt.description, messages: [{ role: "user", content: { type: "text", text } }] };
 }
+
+/** The scope a tool's call needs. */
+const scopeNeeded = (tool: string) => {
+  const definition = PREPARED_TOOLS.get(tool)?.definition;
+  return definition ? scopeOf(definition) : "unknown";
+};
 
 const NO_VALUES: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
 
@@ -160,6 +175,7 @@ async function complete(
   try {
     listing = await listingSoon(argument.choices(env, params.context?.arguments ?? {}));
   } catch (error) {
+    if (error instanceof LookupBeyondGrant) return NO_VALUES; // nothing was sent
     const cause = error instanceof LookupFailure ? error.cause : error;
     const { fields } = failureLog(cause);
     log("warning", "completion lookup failed", { prompt: prompt.name, argument: argument.name, ...fields });
@@ -211,10 +227,16 @@ export function addPrompts(
   const list = listOf(prompts);
   // Periods end today: the clock's, or the sandbox's (its data stops there).
   const now = () => (today ? new Date(`${today}T12:00:00Z`) : new Date());
-  const env = (): PromptEnv => ({ upstreams, enabled: tools, now: now() });
+  const env = (ctx: ServerContext): PromptEnv => {
+    const granted = callerOf(ctx).scopes;
+    const permits = (tool: string) => granted === undefined || granted.has(scopeNeeded(tool));
+    return { upstreams, enabled: tools, permits, now: now() };
+  };
   server.setRequestHandler("prompts/list", () => list);
-  server.setRequestHandler("prompts/get", (request) =>
-    getPrompt(findPrompt(prompts, request.params.name), request.params.arguments, env()),
+  server.setRequestHandler("prompts/get", (request, ctx) =>
+    getPrompt(findPrompt(prompts, request.params.name), request.params.arguments, env(ctx)),
   );
-  server.setRequestHandler("completion/complete", (request) => complete(prompts, request.params, env()));
+  server.setRequestHandler("completion/complete", (request, ctx) =>
+    complete(prompts, request.params, env(ctx)),
+  );
 }

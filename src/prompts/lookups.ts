@@ -77,6 +77,14 @@ export class LookupFailure extends Error {
   }
 }
 
+/** A lookup through a tool the caller's grant does not allow: nothing was sent. */
+export class LookupBeyondGrant extends Error {
+  override name = "LookupBeyondGrant";
+  constructor(readonly tool: string) {
+    super(`${tool} lookup is beyond the grant`);
+  }
+}
+
 interface Entry {
   listing: Promise<Listing>;
   expiresAt: number;

@@ -7,8 +7,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
+import { audit } from "../audit.js";
 import type { Upstreams } from "../clients/index.js";
+import { GUID } from "../config/kinds.js";
 import type { UpstreamSettings } from "../config/types.js";
+import { scopeOf } from "../oauth/grant.js";
 import * as telemetry from "../telemetry/index.js";
 import {
   type Answer,
@@ -101,6 +104,40 @@ function unknownTool(name: string, enabled: ReadonlySet<string>): ProtocolError 
   );
 }
 
+/** Why a write ended as it did, for its audit line: an outcome, and for a refusal a short reason. */
+type WriteOutcome = { outcome: "ok" | "refused" | "failed" | "declined"; reason?: string };
+
+/**
+ * The audit line of a call that creates data: who (grant, client), the tool, the target (a task id,
+ * only when it is one), and the outcome. Never the text, a key or a token.
+ */
+function auditWrite(
+  definition: EndpointDefinition,
+  args: Record<string, unknown> | undefined,
+  context: CallContext,
+  { outcome, reason }: WriteOutcome,
+): void {
+  if (definition.readOnly) return;
+  const caller = context.caller ?? { client: "stdio" };
+  const target = args?.task_id;
+  audit("write", {
+    ...(caller.grant !== undefined && { grant: caller.grant }),
+    client: caller.client,
+    tool: definition.name,
+    ...(typeof target === "string" && GUID.test(target) && { target }),
+    outcome,
+    ...(reason !== undefined && { reason }),
+  });
+}
+
+/** What a held write's answer means for its audit line (undefined: the question itself, not an outcome). */
+function heldOutcome(held: CallToolResult | InputRequiredResult): WriteOutcome | undefined {
+  if (!("content" in held)) return undefined;
+  const decision = (held.structuredContent as { decision?: unknown } | undefined)?.decision;
+  if (typeof decision === "string") return { outcome: "declined", reason: decision };
+  return { outcome: "refused", reason: "not confirmed" };
+}
+
 export async function callTool(
   upstreams: Upstreams,
   name: string,
@@ -114,12 +151,25 @@ export async function callTool(
       tool: name.slice(0, MAX_QUOTED_NAME),
       reason: tool ? "not enabled" : "unknown",
     });
+    if (tool)
+      auditWrite(tool.definition, rawArguments, context, { outcome: "refused", reason: "not enabled" });
     throw unknownTool(name, enabled);
   }
   const { definition, input } = tool;
+  // The front door refuses such a call with 403 before it gets here (transports/http/beyond-grant.ts):
+  // this holds wherever a call comes from, and sends nothing.
+  const scope = scopeOf(definition);
+  if (context.caller?.scopes && !context.caller.scopes.has(scope)) {
+    report("warning", "tool call refused", { tool: name, reason: "insufficient_scope" });
+    auditWrite(definition, rawArguments, context, { outcome: "refused", reason: "insufficient_scope" });
+    return errorResult(
+      `${name}: not sent. It needs the scope ${scope}, which this sign-in does not grant; sign in again and grant it.`,
+    );
+  }
   const parsed = checkArguments(input, tool.keyPaths, rawArguments ?? {});
   if (!parsed.success) {
     report("warning", "tool call failed", { tool: name, reason: "invalid arguments" });
+    auditWrite(definition, rawArguments, context, { outcome: "refused", reason: "invalid arguments" });
     return errorResult(
       redact(
         `${name}: invalid arguments, nothing was sent. Fix and call again:\n${parsed.problems}`,
@@ -136,11 +186,18 @@ export async function callTool(
     const { workspaceProjectId, analyticsProjectId } = upstreams.settings;
     const defaultProject = definition.api === "workspace" ? workspaceProjectId : analyticsProjectId;
     const held = await holdForConfirmation(definition, forwarded, context.confirm, report, defaultProject);
-    if (held) return held;
+    if (held) {
+      const outcome = heldOutcome(held);
+      if (outcome) auditWrite(definition, forwarded, context, outcome);
+      return held;
+    }
   }
   const started = performance.now();
+  let sent = false;
   try {
     const { value, text } = await upstreams.call(definition, forwarded, context);
+    sent = true;
+    auditWrite(definition, forwarded, context, { outcome: "ok" });
     report("debug", "tool call", { tool: name, ms: Math.round(performance.now() - started) });
     // MCP wants an object: any other JSON is wrapped once (and its own text no longer fits it).
     const body = isObject(value) ? value : Array.isArray(value) ? { items: value } : { value };
@@ -157,6 +214,13 @@ export async function callTool(
     if (answer.body.sanitized !== undefined) telemetry.count("sanitized", { "gen_ai.tool.name": name });
     return structuredResult(answer.body, answer.text);
   } catch (error) {
+    if (!sent) {
+      const { fields } = failureLog(error);
+      const reason = context.signal?.aborted
+        ? "cancelled"
+        : String(fields.status ?? fields.reason ?? fields.network ?? fields.missing ?? "error");
+      auditWrite(definition, forwarded, context, { outcome: "failed", reason });
+    }
     if (error instanceof AnswerTooDeepError) {
       report("warning", "tool call failed", { tool: name, reason: "answer too deep" });
       return errorResult(

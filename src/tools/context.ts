@@ -1,7 +1,18 @@
 // What one tool call carries from the MCP handler (server.ts) through call.ts to its upstream requests.
+import type { ServerContext } from "@modelcontextprotocol/server";
 import type { CallControl } from "../clients/retry.js";
 import type { Report } from "../log.js";
 import type { ConfirmChannel } from "./confirm.js";
+
+/** Who makes a call, as the audit line names it, and what its grant allows. */
+export interface Caller {
+  /** The OAuth client id, or "api-key", "shared-token", "environment", "stdio". */
+  client: string;
+  /** The OAuth grant, when signed in. */
+  grant?: string;
+  /** The scopes the call may use; undefined: all a key can (not signed in by OAuth). */
+  scopes?: ReadonlySet<string>;
+}
 
 /** Built once per call in server.ts; handed to the upstream clients as is (they read its CallControl). */
 export interface CallContext extends CallControl {
@@ -11,4 +22,16 @@ export interface CallContext extends CallControl {
   report: Report;
   /** How to ask the person before a write, with --confirm-writes (confirm.ts). */
   confirm?: ConfirmChannel;
+  /** Who calls (stdio when not given). */
+  caller?: Caller;
+}
+
+/** Who makes the request: the HTTP transport says so in authInfo (transports/http/server.ts); else stdio. */
+export function callerOf(ctx: ServerContext): Caller {
+  const auth = ctx.http?.authInfo;
+  if (!auth) return { client: "stdio" };
+  const grant = auth.extra?.grant;
+  return typeof grant === "string"
+    ? { client: auth.clientId, grant, scopes: new Set(auth.scopes) }
+    : { client: auth.clientId };
 }

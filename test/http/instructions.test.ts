@@ -27,7 +27,7 @@ describe("instructions over HTTP", () => {
       { workspaceBaseUrl: upstream.url, analyticsBaseUrl: upstream.url },
       {
         headers: {
-          "X-API-KEY": `user-key ${ATTACKS.image}`.replace(/[^\x21-\x7e ]/g, ""),
+          "X-API-KEY": `user-key${ATTACKS.image}`.replace(/[^\x21-\x7e]/g, ""),
           "X-Project-Id": "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
           ...selection,
         },

@@ -43,7 +43,7 @@ async function expectRefused(token: string, description: string): Promise<void> 
   expect(answer.status).toBe(401);
   expect(JSON.parse(answer.text)).toEqual({ error: "invalid_token", error_description: description });
   expect(answer.headers.get("www-authenticate")).toBe(
-    `Bearer error="invalid_token", error_description="${description}", resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
+    `Bearer error="invalid_token", error_description="${description}", scope="workspace:read analytics:read", resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
   );
   expect(answer.text).not.toContain(SANDBOX_API_KEY);
 }

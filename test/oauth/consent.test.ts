@@ -48,6 +48,7 @@ describe("discovery", () => {
         resource: `${server.origin}/mcp`,
         authorization_servers: [server.origin],
         bearer_methods_supported: ["header"],
+        scopes_supported: ["workspace:read", "workspace:write", "analytics:read"],
         resource_name: "agent-workspace-mcp",
       });
     }
@@ -64,6 +65,7 @@ describe("discovery", () => {
       response_modes_supported: ["query"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
+      scopes_supported: ["workspace:read", "workspace:write", "analytics:read"],
       token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
       revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
       client_id_metadata_document_supported: true,
@@ -86,7 +88,7 @@ describe("discovery", () => {
     const answer = await rawMcp(server.url, {});
     expect(answer.status).toBe(401);
     expect(answer.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer scope="workspace:read analytics:read", resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
     );
     expect(JSON.parse(answer.text)).toEqual({
       error: "invalid_token",
@@ -233,14 +235,12 @@ describe("the consent page", () => {
     });
   });
 
-  it("without write permission, the grant lists no tool that creates data", async () => {
+  it("without write permission, the grant still lists every tool (a write gets 403 insufficient_scope)", async () => {
     const { tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
     const client = await connectWith({ authorization: `Bearer ${tokens.access_token}` });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(
-        [...ALL_TOOL_NAMES].filter((name) => name !== "tasks_comments"),
-      );
+      expect(tools.map((t) => t.name)).toEqual([...ALL_TOOL_NAMES]);
     } finally {
       await client.close();
     }

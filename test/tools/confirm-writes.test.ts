@@ -23,6 +23,7 @@ import { confirmationText, MAX_CONFIRMATION_CHARS, revealInvisible } from "../..
 import { PREPARED_TOOLS } from "../../src/tools/register.js";
 import { sanitizeText } from "../../src/tools/sanitize.js";
 import { type Recorder, startRecorder, TEST_LIMITS, textOf } from "../helpers.js";
+import { logLines } from "../log-capture.js";
 import { hiddenIn } from "../markdown-judge.js";
 
 const TASK = "6f1c2b9e-3a4d-4e5f-8a7b-9c0d1e2f3a4b";
@@ -376,4 +377,62 @@ describe("without --confirm-writes (the default)", () => {
       expect(result.structuredContent).toEqual(COMMENT);
     },
   );
+});
+
+describe("the audit line of every write", () => {
+  /** The audit lines logged so far in this test, as written. */
+  const audits = () =>
+    logLines()
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.message === "audit")
+      .map(({ time: _time, level, message: _message, ...fields }) => ({ level, ...fields }));
+  const line = (outcome: string, reason?: string) => ({
+    level: "notice",
+    event: "write",
+    client: "stdio",
+    tool: "tasks_comments",
+    target: TASK,
+    outcome,
+    ...(reason && { reason }),
+  });
+
+  it.each([
+    ["accepted and sent", () => ({ action: "accept" as const, content: {} }), line("ok")],
+    ["declined", () => ({ action: "decline" as const }), line("declined", "declined")],
+    ["closed unanswered", () => ({ action: "cancel" as const }), line("declined", "cancelled")],
+    ["from a client that cannot ask", "none" as const, line("refused", "not confirmed")],
+  ])(
+    "one per call, %s: client, tool, task and outcome, never the text or the key",
+    async (_name, answer, expected) => {
+      harness = await connect(on(true), "2026-07-28", answer);
+      await call();
+      expect(audits()).toEqual([expected]);
+      const logged = logLines().join("");
+      expect(logged).not.toContain(ARGS.body);
+      expect(logged).not.toContain("confirm-key-0123456789");
+    },
+  );
+
+  it("without confirmation: ok when sent, failed with the status when the API refuses, refused for bad arguments", async () => {
+    harness = await connect(on(false), "2025-11-25", "none");
+    await call();
+    await call({ task_id: "not-a-task-id", body: "x" });
+    await upstream.close();
+    upstream = await startRecorder(() => ({ status: 403, body: { detail: "no" } }));
+    await harness.close();
+    harness = await connect(on(false), "2025-11-25", "none");
+    await call();
+    expect(audits()).toEqual([
+      line("ok"),
+      {
+        level: "notice",
+        event: "write",
+        client: "stdio",
+        tool: "tasks_comments",
+        outcome: "refused",
+        reason: "invalid arguments",
+      },
+      line("failed", "403"),
+    ]);
+  });
 });

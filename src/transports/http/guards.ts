@@ -1,13 +1,12 @@
 // Checks every /mcp request passes before the MCP transport sees it: Host and Origin (DNS-rebinding
-// protection), the bearer token, CORS; and the refusal to expose the server beyond loopback unguarded.
-import { createHash, timingSafeEqual } from "node:crypto";
+// protection) and CORS; and the refusal to expose the server beyond loopback unguarded. Who a request
+// is (the token, X-API-KEY, an access token) is credentials.ts's to decide.
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { ConfigError, type HttpSettings } from "../../config/types.js";
 import { excerpt } from "../../excerpt.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
-export const REALM = "agent-workspace-mcp";
 const MAX_REMEMBERED_HOSTS = 256;
 
 function hostnameOf(url: string): string | undefined {
@@ -50,19 +49,13 @@ export interface RequestGuards {
   checkHostAndOrigin(req: IncomingMessage): void;
   /** Throws a 403 HttpProblem for a Host that is not allowed (the sign-in endpoints, which any origin may call). */
   checkHost(req: IncomingMessage): void;
-  /** Throws a 401 HttpProblem when a token is configured and the request does not carry it. */
-  checkToken(req: IncomingMessage): void;
-  /** Whether a token is configured and the request carries it: undefined when none is configured. */
-  carriesToken(req: IncomingMessage): boolean | undefined;
   /** CORS headers for this request's Origin, or none when CORS is off or the Origin is not listed. */
   corsHeaders(req: IncomingMessage): OutgoingHttpHeaders;
 }
 
-export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToken" | "corsOrigins">) {
+export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "corsOrigins">) {
   const allowedHosts = new Set([...LOOPBACK_NAMES, ...http.allowedHosts.map((name) => name.toLowerCase())]);
   const corsOrigins = new Set(http.corsOrigins);
-  // Both sides are hashed so that the comparison is over equal lengths and leaks nothing of the token.
-  const tokenDigest = http.authToken ? createHash("sha256").update(http.authToken).digest() : undefined;
 
   const refuse = (message: string) => new HttpProblem(403, RpcCode.serverError, message);
   // Clients send the same Host on every request: parsing it as a URL once per value, not per request.
@@ -83,18 +76,8 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
       throw refuse(`Forbidden: Host "${excerpt(host ?? "")}" is not allowed (see --allowed-hosts)`);
     }
   };
-  const carriesToken = (req: IncomingMessage) => {
-    if (!tokenDigest) return undefined;
-    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
-    const given = createHash("sha256")
-      .update(match?.[1] ?? "")
-      .digest();
-    return match !== null && timingSafeEqual(given, tokenDigest);
-  };
-
   return {
     checkHost,
-    carriesToken,
 
     checkHostAndOrigin(req: IncomingMessage): void {
       checkHost(req);
@@ -103,16 +86,6 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "authToke
       if (!allowedHosts.has(hostnameOf(origin) ?? "")) {
         throw refuse(`Forbidden: Origin "${excerpt(origin)}" is not allowed (see --cors-origin)`);
       }
-    },
-
-    checkToken(req: IncomingMessage): void {
-      if (carriesToken(req) !== false) return;
-      throw new HttpProblem(
-        401,
-        RpcCode.serverError,
-        "Unauthorized: send Authorization: Bearer <token> with the token this server was given",
-        { "www-authenticate": `Bearer realm="${REALM}"` },
-      );
     },
 
     corsHeaders(req: IncomingMessage): OutgoingHttpHeaders {

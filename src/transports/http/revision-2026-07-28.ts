@@ -2,7 +2,7 @@
 // a fresh server instance, whatever the deployment's mode (sessions are a 2025-revision notion). Closing
 // the response stream is how a client cancels; the SDK then aborts the call and its upstream request.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpHandler, type Server } from "@modelcontextprotocol/server";
+import { type AuthInfo, createMcpHandler, type Server } from "@modelcontextprotocol/server";
 import { log } from "../../log.js";
 import type { RequestServer } from "./user-servers.js";
 import { abortOnClientGone, sendWebResponse, webRequestOf } from "./web-exchange.js";
@@ -24,11 +24,12 @@ export class Revision20260728Endpoint {
     res: ServerResponse,
     body: unknown,
     server: () => RequestServer,
+    auth?: AuthInfo,
   ): Promise<void> {
     const { build } = server();
     const request = webRequestOf(req, abortOnClientGone(res));
     this.builders.set(request, build);
-    await sendWebResponse(req, res, await this.handler.fetch(request, { parsedBody: body }));
+    await sendWebResponse(req, res, await this.handler.fetch(request, { parsedBody: body, authInfo: auth }));
   }
 
   private serverFor(request: Request | undefined): Server {

@@ -5,16 +5,18 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
-import { classifyInboundRequest } from "@modelcontextprotocol/server";
+import { type AuthInfo, classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { HttpSettings } from "../../config/types.js";
 import { excerpt } from "../../excerpt.js";
 import { log, logs } from "../../log.js";
 import { OAuthChallenge } from "../../oauth/challenge.js";
-import type { AuthorizedGrant } from "../../oauth/grant.js";
+import { SCOPES } from "../../oauth/grant.js";
 import type { OAuthServer } from "../../oauth/index.js";
 import { SERVER_NAME, SERVER_VERSION } from "../../version.js";
 import type { RunningTransport } from "../running.js";
+import { refuseBeyondGrant } from "./beyond-grant.js";
 import { describeBody, type RequestLogLine, readMcpBody } from "./body.js";
+import { clientOf, createFrontDoor, type Who } from "./credentials.js";
 import { createGuards } from "./guards.js";
 import { HttpProblem, RpcCode, sendJson, sendProblem } from "./replies.js";
 import { Revision20260728Endpoint } from "./revision-2026-07-28.js";
@@ -149,6 +151,21 @@ function allowedHostsOf(settings: HttpSettings): string[] {
   return [...settings.allowedHosts, new URL(settings.publicUrl).hostname];
 }
 
+/**
+ * What the MCP handlers learn of who a request is (ctx.http.authInfo): the client for the audit line,
+ * the grant, and its scopes. Never the token itself. Requests not signed in by OAuth may do all a key can.
+ */
+function authInfoOf(who: Who): AuthInfo {
+  if (who.via !== "grant") return { token: "", clientId: clientOf(who), scopes: [...SCOPES] };
+  const { grant } = who;
+  return {
+    token: "",
+    clientId: grant.clientId,
+    scopes: [...grant.credentials.scopes],
+    extra: { grant: grant.grantId },
+  };
+}
+
 export async function serveHttp(
   serverForRequest: ServerForRequest,
   settings: HttpSettings,
@@ -158,6 +175,10 @@ export async function serveHttp(
   const storeReachable = options.storeReachable ?? (() => true);
   const guards = createGuards({ ...settings, allowedHosts: allowedHostsOf(settings) });
   let oauth: OAuthServer | undefined;
+  const frontDoor = createFrontDoor({
+    authToken: settings.authToken,
+    verify: options.oauth && ((token) => (oauth as OAuthServer).verify(token)),
+  });
   const stateful = settings.stateless ? undefined : new StatefulEndpoint(settings);
   const revision2025 = stateful ?? new StatelessEndpoint();
   const revision20260728 = new Revision20260728Endpoint();
@@ -172,9 +193,7 @@ export async function serveHttp(
       res.writeHead(204).end();
       return;
     }
-    let grant: AuthorizedGrant | undefined;
-    if (oauth) grant = await admit(req, oauth);
-    else guards.checkToken(req);
+    const who = await frontDoor.identify(req);
     if (!MCP_METHODS.includes(req.method ?? "")) {
       throw new HttpProblem(405, RpcCode.serverError, "Method Not Allowed: use POST, GET or DELETE", {
         allow: MCP_METHODS.join(", "),
@@ -184,33 +203,21 @@ export async function serveHttp(
     let server: RequestServer | undefined;
     // The grant header is the transport's own: whatever a client sent under that name is dropped.
     delete req.headers[GRANT_HEADER];
-    if (grant) req.headers[GRANT_HEADER] = grant.grantId;
+    if (who.via === "grant") req.headers[GRANT_HEADER] = who.grant.grantId;
     const serverOf = () => {
-      server ??= serverForRequest(req.headers, grant);
+      server ??= serverForRequest(req.headers, who);
       return server;
     };
+    const auth = authInfoOf(who);
     if (req.method !== "GET") inFlight.track(res); // an event stream is ended by closing its session
-    if (req.method !== "POST") return revision2025.handle(req, res, undefined, logLine, serverOf);
+    if (req.method !== "POST") return revision2025.handle(req, res, undefined, logLine, serverOf, auth);
     const body = await readMcpBody(req, settings.maxBodyBytes);
     Object.assign(logLine, describeBody(body));
-    if (isRevision2025(req, body)) return revision2025.handle(req, res, body, logLine, serverOf);
+    // A call beyond the grant's scopes is refused here, before any server sees it: nothing is sent.
+    if (who.via === "grant") refuseBeyondGrant(body, who.grant, () => serverOf().tools);
+    if (isRevision2025(req, body)) return revision2025.handle(req, res, body, logLine, serverOf, auth);
     logLine.revision = "2026-07-28";
-    return revision20260728.handle(req, res, body, serverOf);
-  }
-
-  /**
-   * With --oauth: a request carrying the shared token, or X-API-KEY where no token is configured, passes
-   * as without it; one carrying an access token gets that grant; anything else gets the challenge.
-   */
-  async function admit(req: IncomingMessage, server: OAuthServer): Promise<AuthorizedGrant | undefined> {
-    if (guards.carriesToken(req)) return undefined;
-    const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
-    if (bearer?.[1]) return server.verify(bearer[1]);
-    if (guards.carriesToken(req) === undefined && req.headers["x-api-key"]) return undefined;
-    throw new OAuthChallenge(
-      undefined,
-      "sign in: this server takes an OAuth access token (see its resource metadata)",
-    );
+    return revision20260728.handle(req, res, body, serverOf, auth);
   }
 
   function route(req: IncomingMessage, res: ServerResponse, logLine: RequestLogLine): Promise<void> {
@@ -257,7 +264,7 @@ export async function serveHttp(
       if (error instanceof HttpProblem) return sendProblem(res, error);
       if (error instanceof OAuthChallenge && oauth) {
         const body = { error: error.error ?? "invalid_token", error_description: error.message };
-        return sendJson(res, 401, body, oauth.challengeHeaders(error));
+        return sendJson(res, error.status, body, oauth.challengeHeaders(error));
       }
       const message = excerpt(error instanceof Error ? error.message : String(error), 200);
       // A client gone mid-request (or cut off by a socket timeout) is nobody's fault on this side.

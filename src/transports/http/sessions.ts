@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type AuthInfo,
   isInitializeRequest,
   type RequestId,
   type Server,
@@ -170,12 +171,13 @@ export class StatefulEndpoint {
     body: unknown,
     logLine: RequestLogLine,
     server: () => RequestServer,
+    auth?: AuthInfo,
   ): Promise<void> {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {
       if (req.method === "POST" && isInitializeRequest(body))
-        return this.open(req, res, body, logLine, server());
+        return this.open(req, res, body, logLine, server(), auth);
       throw new HttpProblem(
         400,
         RpcCode.serverError,
@@ -208,7 +210,7 @@ export class StatefulEndpoint {
       // if cancelled, rather than run on (and, for tasks_comments, create what the client may send again).
       if (id !== undefined && !res.writableFinished) cancelOnServer(session.transport, id);
     });
-    await answerWith(session.transport, req, res, body);
+    await answerWith(session.transport, req, res, body, auth);
     // The SDK sends no answer to a cancelled call and leaves its stream open: end it, so that the
     // client's connection is free and the session can become idle.
     const cancelled = cancelledIdOf(body);
@@ -231,6 +233,7 @@ export class StatefulEndpoint {
     body: unknown,
     logLine: RequestLogLine,
     { identity, shapingHeaders, keyDigest, build }: RequestServer,
+    auth: AuthInfo | undefined,
   ) {
     const release = this.sessions.reserve(keyDigest);
     if (typeof release !== "function") throw this.refusal(release);
@@ -257,7 +260,7 @@ export class StatefulEndpoint {
     mcp.onclose = () => this.sessions.remove(transport.sessionId ?? "");
     try {
       await mcp.connect(transport);
-      await answerWith(transport, req, res, body);
+      await answerWith(transport, req, res, body, auth);
     } finally {
       release(false);
       if (!logLine.session) void mcp.close();

@@ -5,6 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type AuthInfo,
   type RequestId,
   type Server,
   WebStandardStreamableHTTPServerTransport,
@@ -25,6 +26,7 @@ export class StatelessEndpoint {
     body: unknown,
     _logLine: RequestLogLine,
     serverOf: () => RequestServer,
+    auth?: AuthInfo,
   ): Promise<void> {
     if (req.method !== "POST") {
       // No session: no event stream to GET, nothing to DELETE.
@@ -52,7 +54,7 @@ export class StatelessEndpoint {
       void instance.close();
     });
     await instance.connect(transport);
-    await answerWith(transport, req, res, body);
+    await answerWith(transport, req, res, body, auth);
   }
 
   async close(): Promise<void> {

@@ -9,9 +9,10 @@ import { createUpstreams } from "../../clients/index.js";
 import { ImpliedProjectCache } from "../../clients/project-cache.js";
 import { GUID } from "../../config/kinds.js";
 import { ConfigError, type UpstreamSettings } from "../../config/types.js";
-import { type AuthorizedGrant, grantSettings } from "../../oauth/grant.js";
+import { grantSettings } from "../../oauth/grant.js";
 import { buildServer, type ServerOptions } from "../../server.js";
 import { sessionTools } from "../../tools/selection.js";
+import type { Who } from "./credentials.js";
 import { HttpProblem, RpcCode } from "./replies.js";
 
 export interface RequestServer {
@@ -25,14 +26,16 @@ export interface RequestServer {
   readonly shapingHeaders: string;
   /** A digest of the API key the server calls with (a user's X-API-KEY, else the environment's). */
   readonly keyDigest: string;
+  /** The tools this request's server offers (the server's, narrowed by X-MCP-* headers). */
+  readonly tools: ReadonlySet<string>;
   build(): Server;
 }
 
 /**
- * Throws a 400 HttpProblem for a malformed header. With a grant (a request signed in by OAuth), the
- * grant's keys and projects replace X-API-KEY, X-Project-Id and X-Workspace-Id.
+ * Throws a 400 HttpProblem for a malformed header. `who` (credentials.ts) names the key: a grant's keys
+ * and projects replace X-Project-Id and X-Workspace-Id too.
  */
-export type ServerForRequest = (headers: IncomingHttpHeaders, grant?: AuthorizedGrant) => RequestServer;
+export type ServerForRequest = (headers: IncomingHttpHeaders, who: Who) => RequestServer;
 
 /**
  * Set by the HTTP transport itself (never taken from a client) on a request signed in by OAuth: the
@@ -75,12 +78,17 @@ function uuidHeader(headers: IncomingHttpHeaders, name: string, label: string): 
   return value;
 }
 
-/** The settings a request's headers override; absent headers leave the environment's value. */
-export function userOverrides(headers: IncomingHttpHeaders): Partial<UpstreamSettings> {
-  const apiKey = headerValue(headers, "x-api-key");
+/**
+ * The settings a request overrides: the key `who` names (credentials.ts decided it, from headers read
+ * once and normalized), and the projects of X-Project-Id and X-Workspace-Id. The environment's key is
+ * left in place only for the shared token without X-API-KEY and for a server that requires nothing.
+ */
+export function userOverrides(headers: IncomingHttpHeaders, who: Who): Partial<UpstreamSettings> {
+  if (who.via === "grant") return grantSettings(who.grant.credentials);
   const projectId = uuidHeader(headers, "x-project-id", "X-Project-Id");
   const workspaceId = uuidHeader(headers, "x-workspace-id", "X-Workspace-Id");
   const overrides: Partial<UpstreamSettings> = {};
+  const apiKey = who.via === "environment" ? undefined : who.apiKey;
   if (apiKey)
     Object.assign(overrides, { workspaceApiKey: apiKey, analyticsApiKey: apiKey, apiKeySource: "header" });
   if (projectId) overrides.workspaceProjectId = projectId;
@@ -111,21 +119,17 @@ export function perUserServers(
   options: Omit<ServerOptions, "tools"> = {},
 ): ServerForRequest {
   const impliedProjects = new ImpliedProjectCache();
-  return (headers, grant) => {
-    const overrides = grant ? grantSettings(grant.credentials) : userOverrides(headers);
-    // A grant without write permission lists no tool that creates data.
-    const tools = toolsFor(
-      grant && !grant.credentials.scopes.includes("workspace:write")
-        ? { ...headers, "x-mcp-read-only": "1" }
-        : headers,
-      serverTools,
-    );
+  return (headers, who) => {
+    const overrides = userOverrides(headers, who);
+    // Every served tool is listed whatever a grant allows: a call beyond it gets 403 insufficient_scope
+    // (server.ts), on which a client can ask for more.
+    const tools = toolsFor(headers, serverTools);
     let identity: string | undefined;
     let keyDigest: string | undefined;
     return {
       get identity() {
         identity ??= createHash("sha256")
-          .update(JSON.stringify([overrides, [...tools]]))
+          .update(JSON.stringify([who.via, overrides, [...tools]]))
           .digest("hex");
         return identity;
       },
@@ -137,6 +141,7 @@ export function perUserServers(
         return keyDigest;
       },
       shapingHeaders: shapingHeadersOf(headers),
+      tools,
       build: () =>
         buildServer(createUpstreams({ ...env, ...overrides }, dispatcher, impliedProjects), {
           ...options,

@@ -4,7 +4,7 @@
 // rather than serialized into the Request again, and an answer complete when it comes leaves in one write.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { ReadableStreamReadResult } from "node:stream/web";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { AuthInfo, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
 /**
  * A Request with the method, URL and headers of `req` and no body (the SDK reads `parsedBody`), whose
@@ -144,6 +144,8 @@ export async function answerWith(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
+  authInfo?: AuthInfo,
 ): Promise<void> {
-  await sendWebResponse(req, res, await transport.handleRequest(webRequestOf(req), { parsedBody: body }));
+  const request = webRequestOf(req);
+  await sendWebResponse(req, res, await transport.handleRequest(request, { parsedBody: body, authInfo }));
 }
