@@ -10,6 +10,7 @@ export type DocModules = Record<
   | "selection"
   | "schemas"
   | "tokens"
+  | "prompts"
   | "benchLines",
   unknown
 >;

@@ -12,20 +12,44 @@ const ROOT = new URL("../", import.meta.url);
 /** The modules the docs are made from, from dist/ (this script) or src/ (the test). */
 export async function loadCode(dir) {
   const load = (path) => import(new URL(`${dir}/${path}`, ROOT).href);
-  const [register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens] =
-    await Promise.all([
-      load("tools/register.js"),
-      load("tools/answers.js"),
-      load("tools/errors.js"),
-      load("clients/errors.js"),
-      load("config/settings.js"),
-      load("clients/retry.js"),
-      load("build/context-cost.js"),
-      load("tools/selection.js"),
-      load("tools/schemas.js"),
-      load("tools/tokens.js"),
-    ]);
-  return { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens };
+  const [
+    register,
+    answers,
+    errors,
+    clientErrors,
+    config,
+    retry,
+    contextCost,
+    selection,
+    schemas,
+    tokens,
+    prompts,
+  ] = await Promise.all([
+    load("tools/register.js"),
+    load("tools/answers.js"),
+    load("tools/errors.js"),
+    load("clients/errors.js"),
+    load("config/settings.js"),
+    load("clients/retry.js"),
+    load("build/context-cost.js"),
+    load("tools/selection.js"),
+    load("tools/schemas.js"),
+    load("tools/tokens.js"),
+    load("prompts/definitions.js"),
+  ]);
+  return {
+    register,
+    answers,
+    errors,
+    clientErrors,
+    config,
+    retry,
+    contextCost,
+    selection,
+    schemas,
+    tokens,
+    prompts,
+  };
 }
 
 // ---------------------------------------------------------------- markdown helpers
@@ -40,6 +64,24 @@ function toolsTable({ register }) {
     "| tool | what it does | REST endpoint |",
     "|---|---|---|",
     ...register.ENDPOINTS.map((e) => row([code(e.name), e.summary, `${e.method} ${code(e.path)}`])),
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------- the prompts table (README)
+function promptsTable({ prompts }) {
+  const names = (prompt, required) =>
+    prompt.arguments.filter((a) => a.required === required).map((a) => code(a.name));
+  return [
+    "| prompt | arguments |",
+    "|---|---|",
+    ...prompts.PROMPTS.map((prompt) => {
+      const optional = names(prompt, false);
+      const args = [
+        names(prompt, true).join(", "),
+        ...(optional.length ? [`optional ${optional.join(", ")}`] : []),
+      ];
+      return row([code(prompt.name), args.join("; ")]);
+    }),
   ].join("\n");
 }
 
@@ -364,7 +406,11 @@ function readmeCostTable(figures) {
 export async function generatedSections(modules) {
   const figures = await measureFigures(modules);
   return {
-    "README.md": { tools: toolsTable(modules), "context-cost": readmeCostTable(figures) },
+    "README.md": {
+      tools: toolsTable(modules),
+      prompts: promptsTable(modules),
+      "context-cost": readmeCostTable(figures),
+    },
     "docs/tools.md": {
       "tool-size": toolSizeText(figures),
       reference: toolReference(modules),

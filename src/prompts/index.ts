@@ -158,7 +158,9 @@ async function complete(
   if (!argument?.choices) return NO_VALUES;
   let listing: Listing | undefined;
   try {
-    listing = await listingSoon(argument.choices(env, params.context?.arguments ?? {}));
+    listing = await listingSoon(
+      argument.choices(env, params.context?.arguments ?? {}, params.argument.value),
+    );
   } catch (error) {
     const cause = error instanceof LookupFailure ? error.cause : error;
     const { fields } = failureLog(cause);

@@ -13,6 +13,7 @@ import { defaultText } from "../../src/config/help.js";
 import * as config from "../../src/config/settings.js";
 import { SETTINGS } from "../../src/config/settings.js";
 import { setLogLevel } from "../../src/log.js";
+import * as prompts from "../../src/prompts/definitions.js";
 import * as answers from "../../src/tools/answers.js";
 import * as errors from "../../src/tools/errors.js";
 import * as register from "../../src/tools/register.js";
@@ -41,6 +42,7 @@ const modules = {
   selection,
   schemas,
   tokens,
+  prompts,
   benchLines,
   benchRecord,
 };
