@@ -7,20 +7,7 @@ import { WORKFLOWS } from "../../src/prompts/workflows.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { PREPARED_TOOLS } from "../../src/tools/register.js";
 import { type InMemoryHarness, sandboxSettings, startInMemory } from "../helpers.js";
-import { ACME_URL, callsIn, complete, promptText } from "./prompt-helpers.js";
-
-/** Each workflow with the arguments it is tried with on the sandbox. */
-export const WORKFLOW_CASES: Record<string, Record<string, string>[]> = {
-  weekly_pulse: [{ project: "Acme" }, { project: "Acme", period: "last-30-days" }],
-  // The most competitors it takes (MAX_COMPETITORS), the longest message it renders on the sandbox.
-  competitor_comparison: [
-    { project: "Acme", competitors: "Globex, Initech" },
-    { project: "Acme", competitors: "Globex, Initech, Umbrella" },
-  ],
-  citation_sources: [{ project: "Acme" }, { project: "Acme", topic: "Pricing", period: "last-30-days" }],
-  prompts_without_mention: [{ project: "Acme" }, { project: "Acme", topic: "Pricing" }],
-  topic_by_model: [{ project: "Acme" }, { project: "Acme", topic: "Pricing" }],
-};
+import { ACME_URL, callsIn, complete, promptText, WORKFLOW_CASES } from "./prompt-helpers.js";
 
 /** The message's tokens, counted as the tool definitions' are (o200k). */
 const tokens = (text: string) => encode(text).length;
@@ -109,7 +96,7 @@ describe("the GEO workflows on the sandbox", () => {
           (call.args.filters as { platform: { items: { value: string }[] } }).platform.items[0]?.value,
       ),
     ).toEqual(models.data.rows.map((row) => row[name]));
-    expect((calls[0]?.args.filters as { advanced_filters: unknown }).advanced_filters).toEqual({
+    expect((calls[0]?.args.filters as { advanced_filters?: unknown } | undefined)?.advanced_filters).toEqual({
       join: "or",
       conditions: [
         { field: "url", operator: "is", value: ACME_URL },
