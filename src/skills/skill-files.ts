@@ -45,7 +45,7 @@ function stepLine(step: WorkflowStep, index: number): string {
 
 function slotsText(workflow: Workflow): string[] {
   const lines = [
-    `- <project_id>, <project_url>: the project's \`id\` and \`url\` from \`geo_projects\` (${json({})}).`,
+    `- <project_id>, <project_url>: the project's \`id\` and \`url\` from \`geo_projects\`, called with ${json({})}.`,
   ];
   const fallback = workflow.defaultPeriod ? `; when the person names none, ${workflow.defaultPeriod}` : "";
   if (workflow.arguments.some((argument) => argument.name === "period")) {
