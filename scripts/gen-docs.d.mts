@@ -11,6 +11,7 @@ export type DocModules = Record<
   | "schemas"
   | "tokens"
   | "prompts"
+  | "workflowExamples"
   | "benchLines",
   unknown
 >;

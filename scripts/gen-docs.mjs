@@ -24,6 +24,7 @@ export async function loadCode(dir) {
     schemas,
     tokens,
     prompts,
+    workflowExamples,
   ] = await Promise.all([
     load("tools/register.js"),
     load("tools/answers.js"),
@@ -36,6 +37,7 @@ export async function loadCode(dir) {
     load("tools/schemas.js"),
     load("tools/tokens.js"),
     load("prompts/definitions.js"),
+    load("build/workflow-examples.js"),
   ]);
   return {
     register,
@@ -49,6 +51,7 @@ export async function loadCode(dir) {
     schemas,
     tokens,
     prompts,
+    workflowExamples,
   };
 }
 
@@ -83,6 +86,44 @@ function promptsTable({ prompts }) {
       return row([code(prompt.name), args.join("; ")]);
     }),
   ].join("\n");
+}
+
+// ---------------------------------------------------------------- the GEO workflows (docs/prompts.md)
+/** JSON indented by object, each list of plain values (a row, the columns) on one line. */
+const compactJson = (value) =>
+  JSON.stringify(value, null, 2).replace(
+    /\[\n([^[\]{}]*?)\n\s*\]/g,
+    (_all, inner) =>
+      `[${inner
+        .trim()
+        .split(/,\n\s*/)
+        .join(", ")}]`,
+  );
+
+async function workflowSections({ workflowExamples }) {
+  const examples = await workflowExamples.workflowExamples();
+  return examples
+    .map((example) => {
+      const given = Object.entries(example.arguments)
+        .map(([name, value]) => `${code(name)}: ${value}`)
+        .join(", ");
+      return [
+        `### ${code(example.name)}: ${example.title}`,
+        "",
+        example.description,
+        "",
+        `Its calls, as the skill ${code(example.name.replaceAll("_", "-"))} writes them (the prompt fills in the slots):`,
+        "",
+        example.steps,
+        "",
+        `On ${code("--demo")}, with ${given}, the first call (${code(example.tool)}, here with ${code('pagination: {"limit":3}')}) answers, concise:`,
+        "",
+        "```json",
+        compactJson(JSON.parse(example.answer)),
+        "```",
+      ].join("\n");
+    })
+    .join("\n\n");
 }
 
 // ---------------------------------------------------------------- the per-tool reference
@@ -418,6 +459,7 @@ export async function generatedSections(modules) {
       toolsets: toolsetTable(figures),
     },
     "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
+    "docs/prompts.md": { workflows: await workflowSections(modules) },
     "bench/README.md": { lines: modules.benchLines.linesTable() },
     "docs/performance.md": {
       lines: modules.benchLines.linesTable(),

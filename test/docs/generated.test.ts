@@ -7,6 +7,7 @@ import * as benchLines from "../../bench/lines.js";
 import * as benchRecord from "../../bench/record.js";
 import { generatedDocs } from "../../scripts/gen-docs.mjs";
 import * as contextCost from "../../src/build/context-cost.js";
+import * as workflowExamples from "../../src/build/workflow-examples.js";
 import * as clientErrors from "../../src/clients/errors.js";
 import * as retry from "../../src/clients/retry.js";
 import { defaultText } from "../../src/config/help.js";
@@ -29,6 +30,7 @@ const FILES = [
   "docs/context-cost.md",
   "docs/failure-behaviour.md",
   "docs/performance.md",
+  "docs/prompts.md",
   "bench/README.md",
 ];
 const modules = {
@@ -43,6 +45,7 @@ const modules = {
   schemas,
   tokens,
   prompts,
+  workflowExamples,
   benchLines,
   benchRecord,
 };
