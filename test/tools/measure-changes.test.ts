@@ -2,8 +2,18 @@
 // negative, huge, and sums that floating point gets wrong), the concise answer's change columns exact,
 // the full answer the upstream's own bytes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { DEFAULT_MAX_RESULT_TOKENS } from "../../src/tools/answers.js";
 import { changeOf } from "../../src/tools/measure-changes.js";
-import { type RecordedHarness, startOnRecorder, textOf } from "../helpers.js";
+import { estimateTokens } from "../../src/tools/tokens.js";
+import {
+  type InMemoryHarness,
+  type RecordedHarness,
+  sandboxSettings,
+  startInMemory,
+  startOnRecorder,
+  textOf,
+} from "../helpers.js";
 
 const PROJECT = "3f1c2a9e-4b7d-4e21-9a0c-5d6e7f8a9b0c";
 
@@ -117,5 +127,64 @@ describe("changeOf", () => {
         expect(typeof change === "number" ? BigInt(change) : BigInt(change as string)).toBe(exact);
       }
     }
+  });
+});
+
+describe("on the sandbox, concise", () => {
+  let sandbox: Sandbox;
+  let mcp: InMemoryHarness;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    mcp = await startInMemory({ ...sandboxSettings(sandbox), responseFormat: "concise" });
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await sandbox.close();
+  });
+
+  it("an answer with change columns stays within its token budget, and next_call keeps the comparison", async () => {
+    const args = {
+      dimensions: ["topic", "model", "date"],
+      measures: ["total_keyword_occurrences", "unique_positive_keywords"],
+      start_date: "2025-11-15T00:00:00Z",
+      end_date: "2026-01-15",
+      comparison_start_date: "2025-10-01T00:00:00Z",
+      comparison_end_date: "2025-11-14",
+    };
+    const result = await mcp.call("geo_reports_sentiments", args);
+    const body = result.structuredContent as {
+      data: { columns: string[] };
+      truncated: { next_call: Record<string, unknown> };
+    };
+    expect(estimateTokens(textOf(result))).toBeLessThanOrEqual(DEFAULT_MAX_RESULT_TOKENS);
+    expect(body.data.columns).toEqual(
+      expect.arrayContaining(["total_keyword_occurrences_change", "unique_positive_keywords_change_pct"]),
+    );
+    expect(body.truncated.next_call).toMatchObject({
+      comparison_start_date: args.comparison_start_date,
+      comparison_end_date: args.comparison_end_date,
+    });
+  });
+
+  it("an empty page says which filters and range produced it, and whether rows exist before it", async () => {
+    const filters = { name: { items: [{ operator: "is", value: "No such model" }] } };
+    const none = (await mcp.call("geo_models", { metrics: ["visibility_score"], filters }))
+      .structuredContent as {
+      range: { start_date: string; end_date: string };
+      empty: unknown;
+    };
+    expect(none.empty).toEqual({
+      // As the API applied them (info.query.filters): its default condition written out.
+      filters: { name: { condition: "AND", items: filters.name.items } },
+      range: `${none.range.start_date} to ${none.range.end_date}`,
+      note: `Nothing matches these filters over ${none.range.start_date} to ${none.range.end_date}: widen the range or loosen the filters to see whether data exists.`,
+    });
+    const past = (await mcp.call("geo_models", { pagination: { limit: 10, offset: 50 } }))
+      .structuredContent as {
+      empty: { note: string };
+    };
+    expect(past.empty.note).toBe(
+      "This page is empty but 5 rows match: offset 50 is past them; lower pagination.offset.",
+    );
   });
 });
