@@ -5,6 +5,7 @@
 #     - suite 0.1.13 for the 2025 revisions (initialize handshake), against the default (stateful) server;
 #     - suite 0.2.x for 2026-07-28 (stateless, per-request _meta), against the stateful and the
 #       --stateless server; 0.2.x needs Node >= 22, so it runs on the Node 22 pinned in scripts/mcp-tools;
+#     - its skills scenarios (SEP-2640) against both, through scripts/declare-skills-proxy.mjs;
 #  2. a scripted MCP Inspector CLI session over stdio: list the tools, call one, render a prompt, check the answers.
 # The tools come at exact versions from scripts/mcp-tools (own lock file, kept apart from the server's).
 # Usage: scripts/conformance.sh [--all]   (--all also runs the scenarios marked pending below)
