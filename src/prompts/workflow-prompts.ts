@@ -91,6 +91,13 @@ async function slotValues(workflow: Workflow, args: Record<string, string>, env:
   return { project, values, label, competitors };
 }
 
+/** A slot a call needs that the arguments did not fill: the project's url, where geo_projects gives none. */
+const unresolved = (slot: Slot): never => {
+  throw new PromptArgumentError(
+    `geo_projects gives this project no ${slot.replace("project_", "")}, which this analysis needs`,
+  );
+};
+
 export function workflowPrompt(workflow: Workflow): PromptSpec {
   return {
     name: workflow.name,
@@ -118,7 +125,7 @@ export function workflowPrompt(workflow: Workflow): PromptSpec {
             : step.purpose;
           steps.push({
             purpose,
-            call: { tool: step.tool, args: fill(step.args, filled) as Record<string, unknown> },
+            call: { tool: step.tool, args: fill(step.args, filled, unresolved) as Record<string, unknown> },
           });
         }
       }

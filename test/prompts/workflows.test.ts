@@ -3,10 +3,10 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookupCache } from "../../src/prompts/lookups.js";
-import { WORKFLOWS } from "../../src/prompts/workflows.js";
+import { fill, type Template, WORKFLOWS } from "../../src/prompts/workflows.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { PREPARED_TOOLS } from "../../src/tools/register.js";
-import { type InMemoryHarness, sandboxSettings, startInMemory } from "../helpers.js";
+import { type InMemoryHarness, sandboxSettings, startInMemory, startOnRecorder } from "../helpers.js";
 import { ACME_URL, callsIn, complete, promptText, WORKFLOW_CASES } from "./prompt-helpers.js";
 
 /** The message's tokens, counted as the tool definitions' are (o200k). */
@@ -135,5 +135,57 @@ describe("the GEO workflows on the sandbox", () => {
     expect(
       (await complete(mcp, "citation_sources", "topic", "Pri", { project: "Acme" })).completion.values,
     ).toEqual(["Pricing"]);
+  });
+});
+
+describe("the call templates", () => {
+  it("fill slots, drop a part whose slot has no value, and repeat a part per value", () => {
+    const topics: Template = { $when: "topic", value: { items: [{ operator: "is", value: "{topic}" }] } };
+    const template: Template = {
+      project_id: "{project_id}",
+      start_date: { $when: "start_date", value: "{start_date}" },
+      filters: {
+        topics,
+        advanced_filters: {
+          conditions: [{ $each: "competitor", value: { field: "name", value: "{competitor}" } }],
+        },
+      },
+    };
+    expect(fill(template, { project_id: "p", competitor: ["A", "B"] })).toEqual({
+      project_id: "p",
+      filters: {
+        advanced_filters: {
+          conditions: [
+            { field: "name", value: "A" },
+            { field: "name", value: "B" },
+          ],
+        },
+      },
+    });
+    expect(fill({ filters: { topics } }, {})).toEqual({});
+    expect(fill(template, {}, (slot) => `<${slot}>`)).toMatchObject({
+      project_id: "<project_id>",
+      filters: { advanced_filters: { conditions: [{ value: "<competitor>" }] } },
+    });
+  });
+
+  it("a project geo_projects gives no url cannot be compared: -32602 saying so, nothing else sent", async () => {
+    const PROJECT = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    const mcp = await startOnRecorder({ analyticsApiKey: "k" }, (request) => ({
+      body: request.path.endsWith("/projects")
+        ? { data: [{ id: PROJECT, name: "Bare" }] }
+        : { data: [{ id: "1f8fad5b-d9cb-469f-a165-70867728950e", name: "Globex" }], info: { total_rows: 1 } },
+    }));
+    try {
+      await expect(
+        mcp.client.getPrompt({ name: "citation_sources", arguments: { project: "Bare" } }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message: "citation_sources: geo_projects gives this project no url, which this analysis needs",
+      });
+      expect(mcp.upstream.requests.map((request) => request.path)).toEqual(["/v2/geo/business/projects"]);
+    } finally {
+      await mcp.close();
+    }
   });
 });
