@@ -5,6 +5,7 @@
 #     - suite 0.1.13 for the 2025 revisions (initialize handshake), against the default (stateful) server;
 #     - suite 0.2.x for 2026-07-28 (stateless, per-request _meta), against the stateful and the
 #       --stateless server; 0.2.x needs Node >= 22, so it runs on the Node 22 pinned in scripts/mcp-tools;
+#     - its skills scenarios (SEP-2640) against both, through scripts/declare-skills-proxy.mjs;
 #  2. a scripted MCP Inspector CLI session over stdio: list the tools, call one, render a prompt, check the answers.
 # The tools come at exact versions from scripts/mcp-tools (own lock file, kept apart from the server's).
 # Usage: scripts/conformance.sh [--all]   (--all also runs the scenarios marked pending below)
@@ -22,6 +23,12 @@ SCENARIOS_2025=(server-initialize ping tools-list server-sse-multiple-streams lo
 # Scenarios of the 0.2.x suite at 2026-07-28 that apply (ping, logging/setLevel, initialize are gone there).
 SCENARIOS_2026=(server-stateless tools-list server-sse-multiple-streams dns-rebinding-protection caching
   http-header-validation prompts-list resources-list sep-2164-resource-not-found)
+# Scenarios of the 0.2.x suite for the skills extension (SEP-2640). Extension scenarios sit outside the
+# spec's timeline, so they run with --force; and through scripts/declare-skills-proxy.mjs, which declares
+# the extension for the suite's client (it declares none, and this server lists skills only to clients
+# that declare it). sep-2640-skills-directory is not run: each skill is one file, so the server offers no
+# resources/directory/read (an optional part of the extension), and that scenario would only skip.
+SCENARIOS_SKILLS=(sep-2640-skills-enumeration sep-2640-skills-manifest)
 # Checks inside an applicable 0.2.x scenario that do not apply to this server, as scenario:check-id.
 # A FAILURE of one of these is reported as n/a; any other FAILURE fails the scenario.
 NOT_APPLICABLE=(
@@ -90,8 +97,8 @@ stop_server() {
 failed=()
 # run_era ERA LABEL URL: each scenario of ERA against URL, one line each; the suite's full log on failure.
 run_era() {
-  local era=$1 label=$2 target=$3 scenario entry rc checks verdict
-  local -a scenarios not_applicable
+  local era=$1 label=$2 target=$3 scenario rc
+  local -a scenarios
   if [[ "$era" == 2025 ]]; then
     scenarios=("${SCENARIOS_2025[@]}")
     echo "conformance $(suite_version "$TOOLS/node_modules/@modelcontextprotocol/conformance"), 2025 revisions: $label server at $target"
@@ -111,32 +118,64 @@ run_era() {
       timeout "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE_2026" server --url "$target" --scenario "$scenario" \
         --spec-version 2026-07-28 -o "$out" >"$out.log" 2>&1 || rc=$?
     fi
-    not_applicable=()
-    for entry in "${NOT_APPLICABLE[@]}"; do
-      [[ "$era" == 2026 && "$entry" == "$scenario":* ]] && not_applicable+=("${entry#*:}")
-    done
-    checks=$(find "$out" -name checks.json -print -quit)
-    if verdict=$(node "$TOOLS/judge-checks.mjs" "$rc" "${checks:-$out/checks.json}" "${not_applicable[@]}"); then
-      printf '  pass  %-30s %s\n' "$scenario" "$verdict"
-    else
-      printf '  FAIL  %-30s %s\n' "$scenario" "$verdict"
-      cat "$out.log"
-      failed+=("$era/$label/$scenario")
-    fi
+    judge_scenario "$era" "$label" "$scenario" "$rc" "$out"
   done
+}
+
+# judge_scenario ERA LABEL SCENARIO RC OUT: one line for the scenario's checks; its log on failure.
+judge_scenario() {
+  local era=$1 label=$2 scenario=$3 rc=$4 out=$5 entry checks verdict
+  local -a not_applicable=()
+  for entry in "${NOT_APPLICABLE[@]}"; do
+    [[ "$era" == 2026 && "$entry" == "$scenario":* ]] && not_applicable+=("${entry#*:}")
+  done
+  checks=$(find "$out" -name checks.json -print -quit)
+  if verdict=$(node "$TOOLS/judge-checks.mjs" "$rc" "${checks:-$out/checks.json}" "${not_applicable[@]}"); then
+    printf '  pass  %-30s %s\n' "$scenario" "$verdict"
+  else
+    printf '  FAIL  %-30s %s\n' "$scenario" "$verdict"
+    cat "$out.log"
+    failed+=("$era/$label/$scenario")
+  fi
+}
+
+# run_skills LABEL URL: the skills scenarios at 2026-07-28 against URL, through the declaring proxy.
+run_skills() {
+  local label=$1 target=$2 scenario rc proxy_pid proxy_url=""
+  node scripts/declare-skills-proxy.mjs "$target" >"$work/proxy-$label.url" &
+  proxy_pid=$!
+  for _ in $(seq 1 50); do
+    proxy_url=$(head -n 1 "$work/proxy-$label.url")
+    [[ -n "$proxy_url" ]] && break
+    sleep 0.1
+  done
+  echo "conformance $(suite_version "$TOOLS/node_modules/conformance-2026"), skills extension: $label server through $proxy_url"
+  for scenario in "${SCENARIOS_SKILLS[@]}"; do
+    local out="$work/skills-$label/$scenario"
+    mkdir -p "$out"
+    rc=0
+    timeout "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE_2026" server --url "$proxy_url" --scenario "$scenario" \
+      --spec-version 2026-07-28 --force -o "$out" >"$out.log" 2>&1 || rc=$?
+    judge_scenario 2026 "skills-$label" "$scenario" "$rc" "$out"
+  done
+  kill "$proxy_pid" 2>/dev/null || true
+  wait "$proxy_pid" 2>/dev/null || true
 }
 
 # --- 1. conformance suites over HTTP.
 if [[ -n "${CONFORMANCE_URL:-}" ]]; then
   for era in "${ERAS[@]}"; do run_era "$era" given "$CONFORMANCE_URL"; done
+  if [[ " ${ERAS[*]} " == *" 2026 "* ]]; then run_skills given "$CONFORMANCE_URL"; fi
 else
   start_server stateful
   for era in "${ERAS[@]}"; do run_era "$era" stateful "$url"; done
+  [[ " ${ERAS[*]} " == *" 2026 "* ]] && run_skills stateful "$url"
   stop_server
   # 2026-07-28 requests stand alone anyway: they must pass on the --stateless server too.
   if [[ " ${ERAS[*]} " == *" 2026 "* ]]; then
     start_server stateless --stateless
     run_era 2026 stateless "$url"
+    run_skills stateless "$url"
     stop_server
   fi
 fi

@@ -10,6 +10,8 @@ export type DocModules = Record<
   | "selection"
   | "schemas"
   | "tokens"
+  | "prompts"
+  | "workflowExamples"
   | "benchLines",
   unknown
 >;

@@ -12,20 +12,47 @@ const ROOT = new URL("../", import.meta.url);
 /** The modules the docs are made from, from dist/ (this script) or src/ (the test). */
 export async function loadCode(dir) {
   const load = (path) => import(new URL(`${dir}/${path}`, ROOT).href);
-  const [register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens] =
-    await Promise.all([
-      load("tools/register.js"),
-      load("tools/answers.js"),
-      load("tools/errors.js"),
-      load("clients/errors.js"),
-      load("config/settings.js"),
-      load("clients/retry.js"),
-      load("build/context-cost.js"),
-      load("tools/selection.js"),
-      load("tools/schemas.js"),
-      load("tools/tokens.js"),
-    ]);
-  return { register, answers, errors, clientErrors, config, retry, contextCost, selection, schemas, tokens };
+  const [
+    register,
+    answers,
+    errors,
+    clientErrors,
+    config,
+    retry,
+    contextCost,
+    selection,
+    schemas,
+    tokens,
+    prompts,
+    workflowExamples,
+  ] = await Promise.all([
+    load("tools/register.js"),
+    load("tools/answers.js"),
+    load("tools/errors.js"),
+    load("clients/errors.js"),
+    load("config/settings.js"),
+    load("clients/retry.js"),
+    load("build/context-cost.js"),
+    load("tools/selection.js"),
+    load("tools/schemas.js"),
+    load("tools/tokens.js"),
+    load("prompts/definitions.js"),
+    load("build/workflow-examples.js"),
+  ]);
+  return {
+    register,
+    answers,
+    errors,
+    clientErrors,
+    config,
+    retry,
+    contextCost,
+    selection,
+    schemas,
+    tokens,
+    prompts,
+    workflowExamples,
+  };
 }
 
 // ---------------------------------------------------------------- markdown helpers
@@ -41,6 +68,62 @@ function toolsTable({ register }) {
     "|---|---|---|",
     ...register.ENDPOINTS.map((e) => row([code(e.name), e.summary, `${e.method} ${code(e.path)}`])),
   ].join("\n");
+}
+
+// ---------------------------------------------------------------- the prompts table (README)
+function promptsTable({ prompts }) {
+  const names = (prompt, required) =>
+    prompt.arguments.filter((a) => a.required === required).map((a) => code(a.name));
+  return [
+    "| prompt | arguments |",
+    "|---|---|",
+    ...prompts.PROMPTS.map((prompt) => {
+      const optional = names(prompt, false);
+      const args = [
+        names(prompt, true).join(", "),
+        ...(optional.length ? [`optional ${optional.join(", ")}`] : []),
+      ];
+      return row([code(prompt.name), args.join("; ")]);
+    }),
+  ].join("\n");
+}
+
+// ---------------------------------------------------------------- the GEO workflows (docs/prompts.md)
+/** JSON indented by object, each list of plain values (a row, the columns) on one line. */
+const compactJson = (value) =>
+  JSON.stringify(value, null, 2).replace(
+    /\[\n([^[\]{}]*?)\n\s*\]/g,
+    (_all, inner) =>
+      `[${inner
+        .trim()
+        .split(/,\n\s*/)
+        .join(", ")}]`,
+  );
+
+async function workflowSections({ workflowExamples }) {
+  const examples = await workflowExamples.workflowExamples();
+  return examples
+    .map((example) => {
+      const given = Object.entries(example.arguments)
+        .map(([name, value]) => `${code(name)}: ${value}`)
+        .join(", ");
+      return [
+        `### ${code(example.name)}: ${example.title}`,
+        "",
+        example.description,
+        "",
+        `Its calls, as the skill ${code(example.name.replaceAll("_", "-"))} writes them (the prompt fills in the slots):`,
+        "",
+        example.steps,
+        "",
+        `On ${code("--demo")}, with ${given}, the first call (${code(example.tool)}, here with ${code('pagination: {"limit":3}')}) answers, concise:`,
+        "",
+        "```json",
+        compactJson(JSON.parse(example.answer)),
+        "```",
+      ].join("\n");
+    })
+    .join("\n\n");
 }
 
 // ---------------------------------------------------------------- the per-tool reference
@@ -364,7 +447,11 @@ function readmeCostTable(figures) {
 export async function generatedSections(modules) {
   const figures = await measureFigures(modules);
   return {
-    "README.md": { tools: toolsTable(modules), "context-cost": readmeCostTable(figures) },
+    "README.md": {
+      tools: toolsTable(modules),
+      prompts: promptsTable(modules),
+      "context-cost": readmeCostTable(figures),
+    },
     "docs/tools.md": {
       "tool-size": toolSizeText(figures),
       reference: toolReference(modules),
@@ -372,6 +459,7 @@ export async function generatedSections(modules) {
       toolsets: toolsetTable(figures),
     },
     "docs/context-cost.md": { calls: callTable(figures), ratios: ratioText(figures) },
+    "docs/prompts.md": { workflows: await workflowSections(modules) },
     "bench/README.md": { lines: modules.benchLines.linesTable() },
     "docs/performance.md": {
       lines: modules.benchLines.linesTable(),

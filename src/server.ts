@@ -7,6 +7,7 @@ import {
   type ClientCapabilities,
   type JSONRPCRequest,
   type ProgressToken,
+  ResourceNotFoundError,
   type Result,
   Server,
   type ServerContext,
@@ -17,6 +18,7 @@ import type { Upstreams } from "./clients/index.js";
 import { describeRetry, type RetryNotice } from "./clients/retry.js";
 import { ClientLog } from "./log.js";
 import { addPrompts } from "./prompts/index.js";
+import { addSkills } from "./skills/index.js";
 import type { SharedStore } from "./state/store.js";
 import * as telemetry from "./telemetry/index.js";
 import { callTool } from "./tools/call.js";
@@ -152,10 +154,19 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
   server.setRequestHandler("tools/list", (_request, ctx) =>
     reportView && rendersViews(declaredCapabilities(server, ctx)) ? toolListWithView(list) : list,
   );
-  if (reportView) {
-    server.setRequestHandler("resources/list", () => viewResources(tools));
-    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
-    server.setRequestHandler("resources/read", (request) => readViewResource(request.params.uri, tools));
+  // The skills' files are resources too (skill://geo/…): listed, like the skills, only to a client that declares them.
+  const skills = addSkills(server, tools, (ctx) => declaredCapabilities(server, ctx));
+  if (reportView || skills) {
+    server.setRequestHandler("resources/list", () => (reportView ? viewResources(tools) : { resources: [] }));
+    server.setRequestHandler("resources/templates/list", (_request, ctx) => ({
+      resourceTemplates: skills?.templates(ctx) ?? [],
+    }));
+    server.setRequestHandler("resources/read", (request, ctx) => {
+      const { uri } = request.params;
+      if (skills?.owns(uri)) return skills.read(uri, ctx);
+      if (reportView) return readViewResource(uri, tools);
+      throw new ResourceNotFoundError(uri, `Resource not found: ${uri.slice(0, 200)}`);
+    });
   }
   // Kept here rather than by the SDK: its own handler would send every entry to a client that never asked.
   server.setRequestHandler("logging/setLevel", (request) => {

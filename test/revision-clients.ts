@@ -6,8 +6,10 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
+import { PROMPTS } from "../src/prompts/definitions.js";
 import type { Sandbox } from "../src/sandbox/index.js";
 import { REPORT_VIEW_TOOLS, REPORT_VIEW_URI } from "../src/views/report-view.js";
+import { callsIn, promptText, WORKFLOW_CASES } from "./prompts/prompt-helpers.js";
 
 export const MODERN = "2026-07-28";
 /** The 2025 revisions before the latest, offered alone by SDK v2's client. */
@@ -98,7 +100,7 @@ export const completeProject = async (client: PromptClient, prompt: string, valu
 /** Lists, renders and completes, as the demo's main key sees it. */
 export async function exercisePrompts(client: PromptClient, sandbox: Sandbox): Promise<void> {
   const listed = await client.listPrompts();
-  expect(listed.prompts.map((prompt) => prompt.name)).toEqual(["visibility_report", "task_triage"]);
+  expect(listed.prompts.map((prompt) => prompt.name)).toEqual(PROMPTS.map((prompt) => prompt.name));
   const triage = await client.getPrompt({
     name: "task_triage",
     arguments: { project: "Growth Marketing" },
@@ -116,6 +118,36 @@ export async function exercisePrompts(client: PromptClient, sandbox: Sandbox): P
   await expect(client.getPrompt({ name: "task_triage", arguments: { project: "Finance" } })).rejects.toThrow(
     'task_triage: no workspace project "Finance" for this API key; whoami lists: Growth Marketing, Platform, Inbox',
   );
+}
+
+/** What both SDKs' clients offer of tools, as far as the workflows' checks use it. */
+export interface CallingClient extends PromptClient {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+}
+
+/**
+ * Each GEO workflow rendered with each of its cases, and every call it asks for made as written through
+ * `client`: none fails, and each answers rows.
+ */
+export async function exerciseWorkflows(client: CallingClient): Promise<number> {
+  let made = 0;
+  for (const [name, cases] of Object.entries(WORKFLOW_CASES)) {
+    for (const args of cases) {
+      const text = promptText(await client.getPrompt({ name, arguments: args }));
+      for (const call of callsIn(text)) {
+        const answer = (await client.callTool({ name: call.tool, arguments: call.args })) as {
+          isError?: boolean;
+          structuredContent?: { data?: unknown[] | { rows: unknown[] } };
+        };
+        expect(answer.isError, `${name}: ${call.tool}`).toBeFalsy();
+        // Concise ({columns, rows}) or full (the API's rows), as the server is set.
+        const data = answer.structuredContent?.data;
+        expect((Array.isArray(data) ? data : data?.rows)?.length, `${name}: ${call.tool}`).toBeGreaterThan(0);
+        made += 1;
+      }
+    }
+  }
+  return made;
 }
 
 /** What both SDKs' clients offer of tools and resources, as far as the report view's checks use it. */

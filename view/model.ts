@@ -48,8 +48,20 @@ export function tableOf(body: unknown): Table | undefined {
   const table = rowsOf(body);
   if (!table) return undefined;
   const shown = (value: unknown) => (typeof value === "string" ? shownText(value) : value);
-  return { columns: table.columns.map(shownText), rows: table.rows.map((row) => row.map(shown)) };
+  const changes = table.columns.map((name) => CHANGE.test(name));
+  return {
+    columns: table.columns.map(shownText),
+    rows: table.rows.map((row) => row.map((value, at) => (changes[at] ? changeValue(value) : shown(value)))),
+  };
 }
+
+/** The server's change columns (m_change, m_change_pct): a change too long for a JSON number is its exact decimal text. */
+const CHANGE = /_change(?:_pct)?$/;
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/;
+
+/** A change as the chart draws it: the decimal text as the nearest number (beyond the scale: not drawn, see drawable). */
+const changeValue = (value: unknown) =>
+  typeof value === "string" && DECIMAL.test(value) ? Number(value) : value;
 
 /**
  * The rows of an answer: a listing's `data` (concise `{columns, rows}` or full objects), the groups of

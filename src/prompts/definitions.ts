@@ -1,94 +1,21 @@
 // The report workflows, as data: each prompt's arguments, the tools its steps call, and the steps
 // themselves as tool calls with their exact arguments (tests parse each against the tool's own schema).
-import type { Upstreams } from "../clients/index.js";
-import {
-  type Listing,
-  LOOKUPS,
-  LookupBeyondGrant,
-  type LookupSpec,
-  lookupCache,
-  type Named,
-} from "./lookups.js";
+import { LOOKUPS, type Named } from "./lookups.js";
 import { PERIOD_FORMS, type PeriodDates, periodChoices, resolvePeriod } from "./period.js";
-import { findNamed, PromptArgumentError, resolveNamed } from "./resolve.js";
-import { quoted } from "./shown.js";
+import { PromptArgumentError, resolveNamed } from "./resolve.js";
+import {
+  listingOf,
+  lookUp,
+  type PromptEnv,
+  type PromptSpec,
+  type Step,
+  show,
+  withinProject,
+} from "./spec.js";
+import { workflowPrompt } from "./workflow-prompts.js";
+import { WORKFLOWS } from "./workflows.js";
 
-/** A call the assistant is asked to make. */
-export interface ToolStep {
-  tool: string;
-  args: Record<string, unknown>;
-}
-
-/** One numbered step: what it is for, and the call that does it (none for a step already done). */
-export interface Step {
-  purpose: string;
-  call?: ToolStep;
-}
-
-export interface PromptPlan {
-  intro: string;
-  steps: Step[];
-  closing: string;
-}
-
-/** What a prompt's lookups and dates depend on. */
-export interface PromptEnv {
-  upstreams: Upstreams;
-  /** The server's tools: a lookup through a tool that is not among them completes nothing. */
-  enabled: ReadonlySet<string>;
-  /** Whether the caller's grant allows a call of this tool: a lookup beyond it sends nothing. */
-  permits: (tool: string) => boolean;
-  now: Date;
-}
-
-/** A listing through `spec`'s tool, or LookupBeyondGrant, with nothing sent, when the grant does not allow it. */
-const lookUp = (env: PromptEnv, spec: LookupSpec): Promise<Listing> =>
-  env.permits(spec.tool)
-    ? lookupCache.get(env.upstreams, spec)
-    : Promise.reject(new LookupBeyondGrant(spec.tool));
-
-/** Text from the API or the person, as the message shows it (shown.ts): sanitized unless --sanitize off. */
-const show = (env: PromptEnv, text: string) => quoted(text, env.upstreams.settings.sanitize !== "off");
-
-export interface PromptArgumentSpec {
-  name: string;
-  description: string;
-  required: boolean;
-  /** The values this argument can take, given the others typed so far (names, not ids). */
-  choices?: (env: PromptEnv, others: Record<string, string>) => Promise<Listing>;
-}
-
-export interface PromptSpec {
-  name: string;
-  title: string;
-  description: string;
-  arguments: PromptArgumentSpec[];
-  /** Every tool the prompt calls or looks up with: it is offered only where all of them are. */
-  tools: readonly string[];
-  plan(args: Record<string, string>, env: PromptEnv): Promise<PromptPlan>;
-}
-
-const listingOf = (values: string[]): Listing => ({
-  items: values.map((value) => ({ id: value, name: value })),
-  complete: true,
-});
-
-/** The analytics project an argument names, or the configured default when it names none. */
-async function analyticsProjectId(env: PromptEnv, given: string | undefined): Promise<string | undefined> {
-  if (!given) return env.upstreams.settings.analyticsProjectId;
-  const found = findNamed(await lookUp(env, LOOKUPS.analyticsProjects()), given);
-  return found.length === 1 ? found[0]?.id : undefined;
-}
-
-/** Names within the analytics project the `project` argument names so far (or the default one). */
-const withinProject =
-  (lookup: (projectId: string) => LookupSpec) =>
-  async (env: PromptEnv, others: Record<string, string>): Promise<Listing> => {
-    const projectId = await analyticsProjectId(env, others.project);
-    if (!projectId) return { items: [], complete: true };
-    const spec = lookup(projectId);
-    return env.enabled.has(spec.tool) ? lookUp(env, spec) : { items: [], complete: true };
-  };
+export type { PromptArgumentSpec, PromptEnv, PromptPlan, PromptSpec, Step, ToolStep } from "./spec.js";
 
 /** The calls of a visibility report: every one shares the project, the dates and the topic filter. */
 function visibilitySteps(
@@ -241,4 +168,8 @@ const taskTriage: PromptSpec = {
   },
 };
 
-export const PROMPTS: readonly PromptSpec[] = [visibilityReport, taskTriage];
+export const PROMPTS: readonly PromptSpec[] = [
+  visibilityReport,
+  taskTriage,
+  ...WORKFLOWS.map(workflowPrompt),
+];

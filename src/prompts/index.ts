@@ -173,7 +173,9 @@ async function complete(
   if (!argument?.choices) return NO_VALUES;
   let listing: Listing | undefined;
   try {
-    listing = await listingSoon(argument.choices(env, params.context?.arguments ?? {}));
+    listing = await listingSoon(
+      argument.choices(env, params.context?.arguments ?? {}, params.argument.value),
+    );
   } catch (error) {
     if (error instanceof LookupBeyondGrant) return NO_VALUES; // nothing was sent
     const cause = error instanceof LookupFailure ? error.cause : error;

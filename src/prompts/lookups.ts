@@ -38,6 +38,12 @@ export const LOOKUPS = {
     body: { project_id: projectId, order_by: [{ field: "name", order: "asc" }], pagination: { limit: PAGE } },
     rows: "data",
   }),
+  /** The models answering the project's prompts. */
+  models: (projectId: string): LookupSpec => ({
+    tool: "geo_models",
+    body: { project_id: projectId },
+    rows: "data",
+  }),
   /** The websites most mentioned in the latest run: the competitors worth naming. */
   websites: (projectId: string): LookupSpec => ({
     tool: "geo_websites",

@@ -85,8 +85,10 @@ function sortField(sortFields: SortFields) {
 
 const listingOutput = (row?: string) =>
   outputObject({
-    data: `Rows${row ? `: ${row}` : ", fields not documented"}. Concise: {columns, rows}.`,
+    data: `Rows${row ? `: ${row}` : ", fields not documented"}. Concise: {columns, rows}; with a comparison range, m_change and m_change_pct (exact) after each previous_m.`,
     info: "total_rows (integer, rows before paging), query (the applied request).",
+    range: "Concise: the dates the answer covers (info.query's, else the API's defaults) and their source.",
+    empty: "Concise, on an empty page: the filters and range that produced it.",
     truncated: TRUNCATED,
   });
 
@@ -122,7 +124,14 @@ function analyticsListing(listing: AnalyticsListing): EndpointDefinition {
     description: `${listing.description} Concise: data as {columns, rows}${listing.keep ? ` of ${listing.keep.join(", ")}` : ""}${listing.cut ? ` (${listing.cut.join(", ")} cut)` : ""}.`,
     input,
     output: listingOutput(listing.row),
-    concise: { rows: "data", table: true, keep: listing.keep, cut: listing.cut, paging: "offset" },
+    concise: {
+      rows: "data",
+      table: true,
+      keep: listing.keep,
+      cut: listing.cut,
+      paging: "offset",
+      dated: true,
+    },
   };
 }
 

@@ -3,6 +3,8 @@
 // Figures and the reasons behind each choice: docs/context-cost.md.
 import { z } from "zod";
 import type { UpstreamSettings } from "../config/types.js";
+import { emptyPage, statedRange } from "./answer-range.js";
+import { comparedMeasures, withChanges } from "./measure-changes.js";
 import { estimateTokens, fitsTokens } from "./tokens.js";
 
 export type ResponseFormat = "concise" | "full";
@@ -46,6 +48,11 @@ export interface ConciseForm {
   /** Lists beside `rows` that get the same row shaping (the parents of a task page). */
   alsoRows?: readonly string[];
   paging: Paging;
+  /**
+   * An analytics listing: the answer states its range (answer-range.ts), an empty page says what
+   * produced it, and with a comparison range each row gains its changes (measure-changes.ts).
+   */
+  dated?: boolean;
 }
 
 /** An endpoint's concise form, or a function of the call's arguments that picks one. */
@@ -98,11 +105,19 @@ function cutFreeText(value: unknown, cut: ReadonlySet<string>, depth = 0): unkno
 function conciseRow(row: unknown, form: ConciseForm, cut: ReadonlySet<string>): unknown {
   if (!isObject(row)) return row;
   const out: Row = {};
-  for (const key of form.keep ?? Object.keys(row)) {
+  // A kept measure keeps its comparison value beside it.
+  const keys = form.keep ? form.keep.flatMap((key) => [key, `previous_${key}`]) : Object.keys(row);
+  for (const key of keys) {
     if (row[key] !== null && row[key] !== undefined) out[key] = row[key];
   }
   return cut.size > 0 ? cutFreeText(out, cut) : out;
 }
+
+/** Whether the call asked for a comparison range (under either of the spec's names). */
+const compares = (args: Row) =>
+  Boolean(
+    (args.comparison_start_date ?? args.previous_from) && (args.comparison_end_date ?? args.previous_to),
+  );
 
 /** Rows as a table: the columns once (first-seen order), then one array of values per row. */
 function asTable(rows: unknown[]): { columns: string[]; rows: unknown[][] } {
@@ -123,13 +138,21 @@ function asTable(rows: unknown[]): { columns: string[]; rows: unknown[][] } {
 }
 
 /** The concise body: rows shaped per the endpoint's form; a body without its row list only has text cut. */
-function conciseBody(body: Row, form: ConciseForm): Row {
+function conciseBody(body: Row, form: ConciseForm, args: Row): Row {
   const cut = new Set(form.cut ?? []);
   const rowLists = new Set([form.rows, ...(form.alsoRows ?? [])]);
   const shaped: Row = {};
+  if (form.dated) {
+    const range = statedRange(body, args);
+    shaped.range = range;
+    const rows = body[form.rows];
+    if (Array.isArray(rows) && rows.length === 0) shaped.empty = emptyPage(body, args, range);
+  }
   for (const [key, value] of Object.entries(body)) {
     if (rowLists.has(key) && Array.isArray(value)) {
-      const kept = value.map((row) => conciseRow(row, form, cut));
+      let kept = value.map((row) => conciseRow(row, form, cut));
+      const measures = form.dated && compares(args) ? comparedMeasures(kept) : [];
+      if (measures.length > 0) kept = kept.map((row) => (isObject(row) ? withChanges(row, measures) : row));
       shaped[key] = form.table ? asTable(kept) : kept;
     } else if (cut.size === 0) {
       shaped[key] = value; // nothing to cut: the value is shared, not copied
@@ -234,7 +257,7 @@ export function shapeAnswer(
     const answer = whole ?? (form ? fitRows(body, form, args, settings) : undefined);
     if (answer) return answer;
   } else {
-    const shaped = form ? conciseBody(body, form) : body;
+    const shaped = form ? conciseBody(body, form, args) : body;
     const shapedText = shaped === body ? (text ?? JSON.stringify(body)) : JSON.stringify(shaped);
     const answer =
       fits(shaped, shapedText, settings.budget) ?? (form ? fitRows(shaped, form, args, settings) : undefined);

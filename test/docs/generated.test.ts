@@ -7,12 +7,14 @@ import * as benchLines from "../../bench/lines.js";
 import * as benchRecord from "../../bench/record.js";
 import { generatedDocs } from "../../scripts/gen-docs.mjs";
 import * as contextCost from "../../src/build/context-cost.js";
+import * as workflowExamples from "../../src/build/workflow-examples.js";
 import * as clientErrors from "../../src/clients/errors.js";
 import * as retry from "../../src/clients/retry.js";
 import { defaultText } from "../../src/config/help.js";
 import * as config from "../../src/config/settings.js";
 import { SETTINGS } from "../../src/config/settings.js";
 import { setLogLevel } from "../../src/log.js";
+import * as prompts from "../../src/prompts/definitions.js";
 import * as answers from "../../src/tools/answers.js";
 import * as errors from "../../src/tools/errors.js";
 import * as register from "../../src/tools/register.js";
@@ -28,6 +30,7 @@ const FILES = [
   "docs/context-cost.md",
   "docs/failure-behaviour.md",
   "docs/performance.md",
+  "docs/prompts.md",
   "bench/README.md",
 ];
 const modules = {
@@ -41,6 +44,8 @@ const modules = {
   selection,
   schemas,
   tokens,
+  prompts,
+  workflowExamples,
   benchLines,
   benchRecord,
 };

@@ -1,6 +1,8 @@
 // Prompt arguments: prompts/get refuses what it cannot use with -32602 and what to give, the project
 // lookup failing, and the period argument's dates.
+
 import { describe, expect, it } from "vitest";
+import { PROMPTS } from "../../src/prompts/definitions.js";
 import { resolvePeriod } from "../../src/prompts/period.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { type InMemoryHarness, startOnRecorder } from "../helpers.js";
@@ -82,7 +84,7 @@ describe("prompts/get refuses arguments it cannot use, with -32602 and what to g
   it("an unknown prompt, naming those there are", async () => {
     await expect(mcp.client.getPrompt({ name: "weekly_digest" })).rejects.toMatchObject({
       code: -32602,
-      message: 'Unknown prompt: "weekly_digest" does not exist. Available: visibility_report, task_triage.',
+      message: `Unknown prompt: "weekly_digest" does not exist. Available: ${PROMPTS.map((prompt) => prompt.name).join(", ")}.`,
     });
   });
 

@@ -63,3 +63,16 @@ export function usePromptServer(take: (server: { sandbox: Sandbox; mcp: InMemory
     vi.useRealTimers();
   });
 }
+
+/** Each workflow with the arguments it is tried with on the sandbox. */
+export const WORKFLOW_CASES: Record<string, Record<string, string>[]> = {
+  weekly_pulse: [{ project: "Acme" }, { project: "Acme", period: "last-30-days" }],
+  // The most competitors it takes (MAX_COMPETITORS), the longest message it renders on the sandbox.
+  competitor_comparison: [
+    { project: "Acme", competitors: "Globex, Initech" },
+    { project: "Acme", competitors: "Globex, Initech, Umbrella" },
+  ],
+  citation_sources: [{ project: "Acme" }, { project: "Acme", topic: "Pricing", period: "last-30-days" }],
+  prompts_without_mention: [{ project: "Acme" }, { project: "Acme", topic: "Pricing" }],
+  topic_by_model: [{ project: "Acme" }, { project: "Acme", topic: "Pricing" }],
+};

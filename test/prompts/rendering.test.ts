@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { PROMPTS } from "../../src/prompts/definitions.js";
 import { completionWait } from "../../src/prompts/index.js";
+import { WORKFLOWS } from "../../src/prompts/workflows.js";
 import type { Sandbox } from "../../src/sandbox/index.js";
 import { sandboxGuide } from "../../src/server.js";
 import { PREPARED_TOOLS } from "../../src/tools/register.js";
@@ -17,9 +18,12 @@ usePromptServer((server) => ({ sandbox, mcp } = server));
 
 const sent = () => sandbox.requests.map(({ method, path, body }) => ({ method, path, body }));
 
+const GEO_WORKFLOWS = WORKFLOWS.map((workflow) => workflow.name);
+
 describe("prompts/list", () => {
-  it("lists both report workflows with their arguments", async () => {
-    expect(await mcp.client.listPrompts()).toEqual({
+  it("lists the two reports with their arguments first (the GEO workflows follow: workflows.test.ts)", async () => {
+    const { prompts } = await mcp.client.listPrompts();
+    expect({ prompts: prompts.slice(0, 2) }).toEqual({
       prompts: [
         {
           name: "visibility_report",
@@ -69,8 +73,8 @@ describe("prompts/list", () => {
 
   it.each([
     ["--toolsets workspace", { toolsets: ["workspace"] }, ["task_triage"]],
-    ["--toolsets analytics", { toolsets: ["analytics"] }, ["visibility_report"]],
-    ["--read-only", { readOnly: true }, ["visibility_report", "task_triage"]],
+    ["--toolsets analytics", { toolsets: ["analytics"] }, ["visibility_report", ...GEO_WORKFLOWS]],
+    ["--read-only", { readOnly: true }, ["visibility_report", "task_triage", ...GEO_WORKFLOWS]],
     [
       "--tools without geo_websites",
       { tools: ["whoami", "tasks_query", "geo_projects", "geo_models", "geo_reports_sentiments"] },

@@ -119,6 +119,7 @@ const CAPABILITIES = {
   prompts: { listChanged: false },
   completions: {},
   resources: {},
+  extensions: { "io.modelcontextprotocol/skills": {} },
 };
 const INSTRUCTIONS = `${WORKSPACE_GUIDE}\n${ANALYTICS_GUIDE}\n${DATA_GUIDE}`;
 

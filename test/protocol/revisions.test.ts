@@ -24,6 +24,7 @@ import {
   connected,
   connectedLegacy,
   exercisePrompts,
+  exerciseWorkflows,
   expectReportView,
   MODERN,
   modernClient,
@@ -180,6 +181,7 @@ describe("every tool", () => {
         prompts: { listChanged: false },
         completions: {},
         resources: {},
+        extensions: { "io.modelcontextprotocol/skills": {} },
       });
       expect(discovered?.instructions).toContain("Agent-workspace tools");
     });
@@ -211,6 +213,15 @@ describe("the prompts", () => {
       const { client } = await stdio.legacy;
       expect(client.getServerCapabilities()?.completions).toEqual({});
       await exercisePrompts(client, sandbox);
+    });
+
+    it("in both eras, every call of every GEO workflow, made as its message writes it, answers rows", async () => {
+      const modern = await stdio.modern;
+      const { client: legacy } = await stdio.legacy;
+      expect(modern.getNegotiatedProtocolVersion()).toBe(MODERN);
+      const made = [await exerciseWorkflows(modern), await exerciseWorkflows(legacy)];
+      expect(made[0]).toBeGreaterThan(20);
+      expect(made[1]).toBe(made[0]);
     });
   });
 

@@ -7,6 +7,23 @@ import { kindOf, markCount, nameOf, planChart, shortLabel, tableOf } from "../..
 const ID = "3cfa68c3-d729-4c88-88e7-9f9fd0512f0c";
 
 describe("tableOf", () => {
+  it("reads a change column's exact decimal text as the number it draws; other text stays text", () => {
+    const body = {
+      data: {
+        columns: ["name", "visits_change", "visits_change_pct", "note"],
+        rows: [["a", "999999999999999999997", "2e308", "12"]],
+      },
+    };
+    expect(tableOf(body)?.rows).toEqual([["a", 1e21, Number.POSITIVE_INFINITY, "12"]]);
+    // Beyond the largest double, a change is no measure: the chart draws the one that is.
+    const table = tableOf(body) as NonNullable<ReturnType<typeof tableOf>>;
+    expect(planChart(table, { measure: "visits_change_pct" })).toMatchObject({
+      kind: "bars",
+      measure: "visits_change",
+      measures: ["visits_change"],
+    });
+  });
+
   it("reads a concise table, full rows, tasks_query groups and a task page", () => {
     expect(tableOf({ data: { columns: ["a", "b"], rows: [[1, 2]] } })).toEqual({
       columns: ["a", "b"],

@@ -117,9 +117,10 @@ describe("additive", () => {
     },
   );
 
-  it("MCP_NO_REPORT_VIEW: no resources capability, no view to read, no link even for a client that renders views", async () => {
+  it("MCP_NO_REPORT_VIEW: no view listed or to read, no link even for a client that renders views", async () => {
     const { client } = await start({ reportView: false, capabilities: RENDERS_VIEWS });
-    expect(client.getServerCapabilities()?.resources).toBeUndefined();
+    // The resources capability stays for the skills' files (src/skills/), which are resources.
+    expect((await client.listResources()).resources).toEqual([]);
     expect((await client.listTools()).tools.filter((tool) => tool._meta !== undefined)).toEqual([]);
     await expect(client.readResource({ uri: REPORT_VIEW_URI })).rejects.toThrow();
   });

@@ -89,7 +89,13 @@ describe("answers on the sandbox", () => {
     const full = (await whole.call("geo_tags", args)).structuredContent as { data: Row[]; info: Row };
     const concise = (await mcp.call("geo_tags", args)).structuredContent as { data: Table; info: Row };
     const columns = ["id", "name", "category", "slug", "query_count"];
+    const query = full.info.query as Row;
     expect(concise).toEqual({
+      range: {
+        start_date: query.start_date,
+        end_date: query.end_date,
+        source: "info.query (as the API applied it)",
+      },
       data: { columns, rows: full.data.map((tag) => columns.map((column) => tag[column])) },
       info: full.info,
     });
