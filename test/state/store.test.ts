@@ -7,6 +7,7 @@ import {
   CONFIRMATION_MARK_PREFIX,
   MEMORY_STORE_MAX_COUNTERS,
   MEMORY_STORE_MAX_ENTRIES,
+  MEMORY_STORE_MAX_MARKS,
   memoryStore,
   type SharedStore,
   StoreFullError,
@@ -65,6 +66,7 @@ describe("docs/hosting.md", () => {
 
   it("states the in-memory store's bound and the Redis store's timeouts as the code has them", () => {
     expect(hosting).toContain(`At most ${MEMORY_STORE_MAX_ENTRIES.toLocaleString("en-US")} live entries`);
+    expect(hosting).toContain(`at most ${MEMORY_STORE_MAX_MARKS.toLocaleString("en-US")} confirmation marks`);
     expect(hosting).toContain(`${MEMORY_STORE_MAX_COUNTERS.toLocaleString("en-US")} rate-limit counters`);
     const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = REDIS_STORE_DEFAULTS;
     expect(hosting).toContain(
