@@ -60,6 +60,7 @@ export function confirmationOwner(apiKey: string | undefined): string {
 export class ConfirmationSeal {
   private readonly codecs: RequestStateCodec<ConfirmationPayload>[];
   private readonly limiter: RateLimiter;
+  private owner = "";
 
   /**
    * `keys`: the first signs, every one verifies (rotation: put the new key first, keep the old one
@@ -68,21 +69,19 @@ export class ConfirmationSeal {
   constructor(
     keys: readonly Uint8Array[],
     private readonly store: SharedStore,
-    private readonly owner = "",
-    shared?: ConfirmationSeal,
   ) {
     if (keys.length === 0) throw new RangeError("confirmation keys: at least one is needed");
-    this.codecs =
-      shared?.codecs ??
-      keys.map((key) =>
-        createRequestStateCodec<ConfirmationPayload>({ key, ttlSeconds: CONFIRMATION_TTL_SECONDS }),
-      );
-    this.limiter = shared?.limiter ?? new RateLimiter(store);
+    this.codecs = keys.map((key) =>
+      createRequestStateCodec<ConfirmationPayload>({ key, ttlSeconds: CONFIRMATION_TTL_SECONDS }),
+    );
+    this.limiter = new RateLimiter(store);
   }
 
-  /** The same seal, counting against `owner`'s budget (confirmationOwner). */
+  /** The same seal (keys, store, limiter), counting against `owner`'s budget (confirmationOwner). */
   forOwner(owner: string): ConfirmationSeal {
-    return new ConfirmationSeal([new Uint8Array(0)], this.store, owner, this);
+    const view = Object.create(this) as ConfirmationSeal;
+    view.owner = owner;
+    return view;
   }
 
   /** One question or answer of this owner; RateLimited past CONFIRMATIONS_PER_MINUTE. */

@@ -175,14 +175,17 @@ describe("a flood from one address", () => {
         token_endpoint_auth_method: "client_secret_post",
       }),
     });
-    const { client_id, client_secret } = (await registered.json()) as Record<string, string>;
+    const { client_id, client_secret } = (await registered.json()) as {
+      client_id: string;
+      client_secret: string;
+    };
     const wrong = { grant_type: "refresh_token", refresh_token: "x", client_id, client_secret: "wrong" };
     const refused = await Promise.all(
       Array.from({ length: 20 }, (_, i) => postFrom(`${server.origin}/token`, wrong, `192.0.2.${i + 1}`)),
     );
     expect(refused).toEqual(Array(20).fill(401));
     expect([...keys].filter((key) => key.includes(":client:"))).toEqual([]);
-    const right = { ...wrong, client_secret: client_secret ?? "" };
+    const right = { ...wrong, client_secret };
     const budget = LIMIT * CLIENT_ID_FACTOR;
     const answers = await inTurn(budget + 1, (i) =>
       postFrom(`${server.origin}/token`, right, `203.0.113.${(i % 50) + 1}`),
