@@ -23,7 +23,7 @@ import type { SharedStore } from "./state/store.js";
 import * as telemetry from "./telemetry/index.js";
 import { callTool } from "./tools/call.js";
 import { confirmChannel } from "./tools/confirm.js";
-import { confirmationSeal, processDefaults } from "./tools/confirm-state.js";
+import { confirmationOwner, confirmationSeal, processDefaults } from "./tools/confirm-state.js";
 import { callerOf } from "./tools/context.js";
 import { ALL_TOOL_NAMES, ENDPOINTS, toolListFor } from "./tools/register.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
@@ -147,10 +147,11 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
   );
   const list = toolListFor(tools);
   const clientLog = new ClientLog();
+  // Counted per key the calls go out with: one person's questions cannot crowd the store.
   const seal = confirmationSeal(
     options.confirmKeys ?? processDefaults.keys,
     options.store ?? processDefaults.store,
-  );
+  ).forOwner(confirmationOwner(upstreams.settings.workspaceApiKey ?? upstreams.settings.analyticsApiKey));
   server.setRequestHandler("tools/list", (_request, ctx) =>
     reportView && rendersViews(declaredCapabilities(server, ctx)) ? toolListWithView(list) : list,
   );

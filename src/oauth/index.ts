@@ -158,9 +158,8 @@ export class OAuthServer {
       return sendOAuthJson(res, 200, document, { "cache-control": "max-age=3600" });
     }
     if (path === "/authorize") {
+      // No per-client-id count here: nothing proves the client yet (docs/security.md).
       const query = new URL(req.url ?? "/", "http://x").searchParams;
-      const clientId = query.get("client_id");
-      if (method === "GET" && clientId) await this.limits.byClient(path, clientId);
       if (method === "GET") return this.consent.start(res, query);
       if (method === "POST") {
         // The form is posted from its own page: a browser says so in Origin.
@@ -207,7 +206,7 @@ export class OAuthServer {
       }
       throw error;
     });
-    await this.limits.byClient("/token", client.clientId);
+    await this.limits.byClient("/token", client);
     const grantType = form.get("grant_type");
     let answer: unknown;
     if (grantType === "authorization_code") answer = await this.tokens.exchangeCode(form, client);
@@ -226,7 +225,7 @@ export class OAuthServer {
   private async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
     const client = await this.clients.authenticate(form, req.headers.authorization);
-    await this.limits.byClient("/revoke", client.clientId);
+    await this.limits.byClient("/revoke", client);
     const token = form.get("token");
     if (!token) throw new OAuthFailure("invalid_request", "token is missing");
     await this.tokens.revoke(token, client);

@@ -3,9 +3,11 @@
 // address it resolves to checked at connect time (no loopback, private or link-local address unless
 // allowed for tests), no redirects, a size cap and a timeout, a bound on fetches per host, one fetch at a
 // time per URL; kept as its Cache-Control says, within a cap. Whatever goes wrong, the caller is told
-// one thing (the detail goes to the debug log), so that no answer tells a closed port from an open one.
+// one thing (the detail goes to the debug log), no earlier than the fetch's time bound, and a failed URL
+// is remembered a minute: neither the answer nor its timing tells a closed port from an open one.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import requestOn from "undici/lib/api/api-request.js";
 import UndiciAgent from "undici/lib/dispatcher/agent.js";
@@ -15,6 +17,14 @@ export const METADATA_MAX_BYTES = 5 * 1024;
 export const METADATA_TIMEOUT_MS = 5_000;
 const MAX_CACHE_SECONDS = 24 * 3600;
 const MAX_CACHED = 1000;
+/** How long a URL whose fetch failed answers from memory: probing it again costs no fetch and tells nothing. */
+export const METADATA_FAILURE_CACHE_MS = 60_000;
+
+/** The fetcher's clock: tests replace it, so that a failure's wait is asked of it, never measured. */
+export const metadataClock = {
+  now: (): number => performance.now(),
+  sleep: (ms: number): Promise<void> => delay(ms),
+};
 
 /** A document that cannot be used; the message says why, without echoing its contents. */
 export class MetadataDocumentError extends Error {}
@@ -127,6 +137,8 @@ export interface MetadataFetcherOptions {
 export class MetadataFetcher {
   private readonly dispatcher: Dispatcher;
   private readonly cache = new Map<string, { document: ClientMetadata; until: number }>();
+  /** URLs whose fetch failed, until when (metadataClock time). */
+  private readonly failures = new Map<string, number>();
   /** Fetches under way, by URL: a second caller waits on the first instead of fetching again. */
   private readonly pending = new Map<string, Promise<ClientMetadata>>();
   private readonly timeoutMs: number;
@@ -152,6 +164,10 @@ export class MetadataFetcher {
     const key = `${url.origin}${url.pathname}`;
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return this.matching(cached.document, clientId);
+    const failedUntil = this.failures.get(key);
+    if (failedUntil !== undefined && failedUntil > metadataClock.now()) {
+      throw new MetadataDocumentError(METADATA_FETCH_FAILED);
+    }
     const running = this.pending.get(key);
     if (running) return this.matching(await running, clientId);
     const fetching = this.fetchOnce(key, url.host);
@@ -165,6 +181,7 @@ export class MetadataFetcher {
 
   private async fetchOnce(key: string, host: string): Promise<ClientMetadata> {
     await this.beforeFetch(host);
+    const started = metadataClock.now();
     try {
       const { document, maxAgeSeconds } = await this.download(key);
       if (maxAgeSeconds > 0) {
@@ -175,6 +192,11 @@ export class MetadataFetcher {
     } catch (error) {
       if (!(error instanceof MetadataDocumentError)) throw error;
       log("debug", "client metadata document refused", { host, reason: error.message });
+      this.failures.delete(key);
+      if (this.failures.size >= MAX_CACHED) this.failures.delete(this.failures.keys().next().value as string);
+      this.failures.set(key, metadataClock.now() + METADATA_FAILURE_CACHE_MS);
+      // A refused port fails at once, a silent one at the bound: every failure answers at the bound.
+      await metadataClock.sleep(Math.max(0, started + this.timeoutMs - metadataClock.now()));
       throw new MetadataDocumentError(METADATA_FETCH_FAILED);
     }
   }

@@ -1,19 +1,20 @@
-// The sign-in endpoints' rate limits (docs/security.md): per client address and per client id on
-// /authorize, /token, /register and /revoke, and per host on client metadata fetches, each counted
-// per minute in the shared store. Past a limit: 429 with Retry-After, the OAuth error JSON on the API
+// The sign-in endpoints' rate limits (docs/security.md): per client address on /authorize, /token,
+// /register and /revoke, per client id only for a client that proved itself with its secret (a budget
+// anyone could spend by naming a client id would lock its real users out), and per host on client
+// metadata fetches, each counted per minute in the shared store. Past a limit: 429 with Retry-After, the OAuth error JSON on the API
 // endpoints and a short page on /authorize, which a browser shows.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BlockList } from "node:net";
 import { type RateLimited, RateLimiter } from "../state/rate-limit.js";
 import type { SharedStore } from "../state/store.js";
 import { clientAddress, trustedProxies } from "./client-address.js";
-import { OAuthFailure } from "./clients.js";
+import { type KnownClient, OAuthFailure } from "./clients.js";
 import { errorPageHeaders, newNonce, renderErrorPage } from "./consent-page.js";
 import { sendHtml, sendOAuthError } from "./http-io.js";
 
 /** Requests per minute one address may make to each endpoint, unless --oauth-rate-limit says otherwise. */
 export const DEFAULT_SIGNIN_RATE_LIMIT = 60;
-/** A client id is shared by everyone who uses that application: it gets this many addresses' budget. */
+/** A confidential client is shared by everyone who uses that application: it gets this many addresses' budget. */
 export const CLIENT_ID_FACTOR = 10;
 /** Client metadata documents fetched from one host per minute (fetches only: a cached document costs none). */
 export const METADATA_FETCHES_PER_HOST = 30;
@@ -36,9 +37,14 @@ export class SignInLimits {
     return this.limiter.hit(`${path.slice(1)}:address:${clientAddress(req, this.trusted)}`, this.perMinute);
   }
 
-  /** Counts a request to `path` against the client id it names. */
-  byClient(path: string, clientId: string): Promise<void> {
-    return this.limiter.hit(`${path.slice(1)}:client:${clientId}`, this.perMinute * CLIENT_ID_FACTOR);
+  /**
+   * Counts a request to `path` against its client, when the client authenticated with its secret. A
+   * public client's id proves nothing (anyone can name it, and its tokens prove one person, whose loop
+   * would spend every other user's budget): its requests count by address only.
+   */
+  byClient(path: string, client: KnownClient): Promise<void> {
+    if (client.secret === undefined) return Promise.resolve();
+    return this.limiter.hit(`${path.slice(1)}:client:${client.clientId}`, this.perMinute * CLIENT_ID_FACTOR);
   }
 
   /** Counts one outbound fetch of a client metadata document from `host`. */

@@ -29,6 +29,10 @@ export interface SharedStore {
 
 /** Refused when the in-memory store holds this many live entries: a bound, not a cache to evict from. */
 export const MEMORY_STORE_MAX_ENTRIES = 200_000;
+/** Keys of write confirmations' single-use marks (tools/confirm-state.ts). */
+export const CONFIRMATION_MARK_PREFIX = "confirm-write:";
+/** Confirmation marks the in-memory store holds at most, apart from the sign-in entries: neither fills the other. */
+export const MEMORY_STORE_MAX_MARKS = 100_000;
 /** Counters (rate limits) the in-memory store tracks at most; past it the oldest is forgotten, never a refusal. */
 export const MEMORY_STORE_MAX_COUNTERS = 20_000;
 
@@ -38,11 +42,22 @@ export class StoreFullError extends Error {
   }
 }
 
-/** One process's store; entries past their expiry are dropped on read and by a sweep when the map fills. */
-export function memoryStore(now: () => number = Date.now): SharedStore {
-  const entries = new Map<string, { value: string; expiresAt: number }>();
+/**
+ * One process's store; entries past their expiry are dropped on read and by a sweep when a map fills.
+ * Sign-in entries and confirmation marks are bounded apart (`limits` for tests), so one never fills the other.
+ */
+export function memoryStore(
+  now: () => number = Date.now,
+  limits = { entries: MEMORY_STORE_MAX_ENTRIES, marks: MEMORY_STORE_MAX_MARKS },
+): SharedStore {
+  type Entries = Map<string, { value: string; expiresAt: number }>;
+  const signIn: Entries = new Map();
+  const marks: Entries = new Map();
   const counters = new Map<string, { count: number; expiresAt: number }>();
+  const poolOf = (key: string): [Entries, number] =>
+    key.startsWith(CONFIRMATION_MARK_PREFIX) ? [marks, limits.marks] : [signIn, limits.entries];
   const live = (key: string) => {
+    const [entries] = poolOf(key);
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now()) {
@@ -51,14 +66,15 @@ export function memoryStore(now: () => number = Date.now): SharedStore {
     }
     return entry;
   };
-  const room = () => {
-    if (entries.size < MEMORY_STORE_MAX_ENTRIES) return;
+  const room = (entries: Entries, max: number) => {
+    if (entries.size < max) return;
     const at = now();
     for (const [key, entry] of entries) if (entry.expiresAt <= at) entries.delete(key);
-    if (entries.size >= MEMORY_STORE_MAX_ENTRIES) throw new StoreFullError();
+    if (entries.size >= max) throw new StoreFullError();
   };
   const put = (key: string, value: string, ttlMs: number) => {
-    if (!entries.has(key)) room();
+    const [entries, max] = poolOf(key);
+    if (!entries.has(key)) room(entries, max);
     entries.set(key, { value, expiresAt: now() + ttlMs });
   };
   return {
@@ -75,7 +91,7 @@ export function memoryStore(now: () => number = Date.now): SharedStore {
     },
     async take(key) {
       const entry = live(key);
-      entries.delete(key);
+      poolOf(key)[0].delete(key);
       return entry?.value;
     },
     async swap(key, expected, value, ttlMs) {
@@ -99,10 +115,11 @@ export function memoryStore(now: () => number = Date.now): SharedStore {
       return 1;
     },
     async delete(key) {
-      entries.delete(key);
+      poolOf(key)[0].delete(key);
     },
     async close() {
-      entries.clear();
+      signIn.clear();
+      marks.clear();
       counters.clear();
     },
   };

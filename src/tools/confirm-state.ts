@@ -2,12 +2,19 @@
 // HMAC-SHA256 requestState codec) under the server's keys, bound to the tool, the arguments in
 // canonical form and the default project, valid for a few minutes, and good for one answer only (its
 // nonce is marked used in the shared store). A client can read it but not forge, alter or reuse it.
+// Questions and answers count against their key's budget per minute, so the marks one person can
+// leave in the store are bounded (CONFIRMATIONS_PER_MINUTE times a mark's life).
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
-import { memoryStore, type SharedStore } from "../state/store.js";
+import { RateLimiter } from "../state/rate-limit.js";
+import { CONFIRMATION_MARK_PREFIX, memoryStore, type SharedStore } from "../state/store.js";
 
 /** How long a question stays answerable: long enough to read 8000 characters, short enough to go stale. */
 export const CONFIRMATION_TTL_SECONDS = 600;
+/** Questions asked plus answers spent per key and minute: a person confirms far fewer writes than this. */
+export const CONFIRMATIONS_PER_MINUTE = 30;
+/** How long a used answer's mark is kept: its question's life and a minute of clock skew. */
+const MARK_TTL_MS = (CONFIRMATION_TTL_SECONDS + 60) * 1000;
 
 /** What a sealed state says: which call it is for, and its one-use nonce. */
 interface ConfirmationPayload {
@@ -38,9 +45,22 @@ function callDigest(tool: string, args: Record<string, unknown>, defaultProject:
     .digest("base64url");
 }
 
-/** Seals and opens confirmation states; one per set of keys and store, shared by every server of a process. */
+/** Whose budget a confirmation counts against: a digest of the API key the calls go out with. */
+export function confirmationOwner(apiKey: string | undefined): string {
+  return createHash("sha256")
+    .update(apiKey ?? "")
+    .digest("base64url")
+    .slice(0, 22);
+}
+
+/**
+ * Seals and opens confirmation states; one per set of keys and store, shared by every server of a
+ * process, and a view of it per owner (forOwner) that counts against that owner's budget.
+ */
 export class ConfirmationSeal {
   private readonly codecs: RequestStateCodec<ConfirmationPayload>[];
+  private readonly limiter: RateLimiter;
+  private owner = "";
 
   /**
    * `keys`: the first signs, every one verifies (rotation: put the new key first, keep the old one
@@ -54,17 +74,35 @@ export class ConfirmationSeal {
     this.codecs = keys.map((key) =>
       createRequestStateCodec<ConfirmationPayload>({ key, ttlSeconds: CONFIRMATION_TTL_SECONDS }),
     );
+    this.limiter = new RateLimiter(store);
   }
 
-  /** A state for the question about this call. */
-  seal(tool: string, args: Record<string, unknown>, defaultProject: string | undefined): Promise<string> {
+  /** The same seal (keys, store, limiter), counting against `owner`'s budget (confirmationOwner). */
+  forOwner(owner: string): ConfirmationSeal {
+    const view = Object.create(this) as ConfirmationSeal;
+    view.owner = owner;
+    return view;
+  }
+
+  /** One question or answer of this owner; RateLimited past CONFIRMATIONS_PER_MINUTE. */
+  private count(): Promise<void> {
+    return this.limiter.hit(`confirm:${this.owner}`, CONFIRMATIONS_PER_MINUTE);
+  }
+
+  /** A state for the question about this call; RateLimited when its owner asked and answered too often. */
+  async seal(
+    tool: string,
+    args: Record<string, unknown>,
+    defaultProject: string | undefined,
+  ): Promise<string> {
+    await this.count();
     const payload = { tool, call: callDigest(tool, args, defaultProject), nonce: randomUUID() };
     return (this.codecs[0] as RequestStateCodec<ConfirmationPayload>).mint(payload);
   }
 
   /**
    * Undefined when `state` is a state this server sealed for exactly this call, in time, never used
-   * before; it is then used up. Otherwise why not.
+   * before; it is then used up. Otherwise why not. RateLimited (nothing marked) past the owner's budget.
    */
   async spend(
     state: string | undefined,
@@ -77,10 +115,11 @@ export class ConfirmationSeal {
     if (typeof payload === "string") return payload;
     if (payload.tool !== tool || payload.call !== callDigest(tool, args, defaultProject)) return "other call";
     if (typeof payload.nonce !== "string") return "forged";
+    await this.count();
     const first = await this.store.setIfAbsent(
-      `confirm-write:${payload.nonce}`,
+      `${CONFIRMATION_MARK_PREFIX}${payload.nonce}`,
       "used",
-      (CONFIRMATION_TTL_SECONDS + 60) * 1000,
+      MARK_TTL_MS,
     );
     return first ? undefined : "used";
   }

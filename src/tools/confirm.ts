@@ -12,9 +12,10 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Report } from "../log.js";
+import { RateLimited } from "../state/rate-limit.js";
 import * as telemetry from "../telemetry/index.js";
 import { OWN } from "../telemetry/names.js";
-import type { ConfirmationSeal, StateProblem } from "./confirm-state.js";
+import { CONFIRMATIONS_PER_MINUTE, type ConfirmationSeal, type StateProblem } from "./confirm-state.js";
 import type { EndpointDefinition } from "./definition.js";
 import { replaceHidden } from "./sanitize.js";
 
@@ -203,6 +204,7 @@ async function answered(
   try {
     problem = await channel.seal.spend(channel.state, name, args, defaultProject);
   } catch (error) {
+    if (error instanceof RateLimited) return tooMany(name, error, report);
     report("error", "tool call refused", {
       tool: name,
       reason: "confirmation store failed",
@@ -259,11 +261,27 @@ export async function holdForConfirmation(
       `not sent. The person confirms every call that creates data (${SETTING}) and must see all of it; shown, this one takes ${message.length} characters, more than the ${MAX_CONFIRMATION_CHARS} a confirmation holds. Shorten the text, or split it over several calls.`,
     );
   }
+  let state: string;
+  try {
+    state = await channel.seal.seal(name, args, defaultProject);
+  } catch (error) {
+    if (error instanceof RateLimited) return tooMany(name, error, report);
+    throw error;
+  }
   report("info", "write awaits confirmation", { tool: name });
   return inputRequired({
     inputRequests: {
       [QUESTION]: inputRequired.elicit({ message, requestedSchema: { type: "object", properties: {} } }),
     },
-    requestState: await channel.seal.seal(name, args, defaultProject),
+    requestState: state,
   });
+}
+
+/** The answer past a key's confirmations per minute: when to try again, nothing sent. */
+function tooMany(name: string, limited: RateLimited, report: Report): CallToolResult {
+  report("warning", "tool call refused", { tool: name, reason: "too many confirmations" });
+  return notSent(
+    name,
+    `not sent: more than ${CONFIRMATIONS_PER_MINUTE} confirmations were asked or answered with this key in the last minute. Try again in ${limited.retryAfterSeconds} seconds.`,
+  );
 }

@@ -2,9 +2,9 @@
 // trusted, an error page that redirects nowhere), the server answering on afterwards. No log line of
 // any test here holds a key.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GrantCredentials } from "../../src/oauth/grant.js";
-import { METADATA_FETCH_FAILED } from "../../src/oauth/metadata-documents.js";
+import { METADATA_FETCH_FAILED, metadataClock } from "../../src/oauth/metadata-documents.js";
 import { Keyring, mintAccessToken, openAccessToken } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY, SANDBOX_SINGLE_PROJECT_API_KEY } from "../../src/sandbox/index.js";
 import { logLines } from "../log-capture.js";
@@ -325,6 +325,15 @@ describe("refresh and revocation", () => {
 });
 
 describe("client metadata documents", () => {
+  // A failed fetch waits out the fetch's bound on the fetcher's clock: here it answers at once.
+  const realSleep = metadataClock.sleep;
+  beforeEach(() => {
+    metadataClock.sleep = async () => {};
+  });
+  afterEach(() => {
+    metadataClock.sleep = realSleep;
+  });
+
   /** A message as the page shows it (its apostrophe escaped). */
   const shown = (text: string) => text.replaceAll("'", "&#39;");
   /** The consent page's answer to a client_id naming `path` on a metadata host answering with `respond`. */

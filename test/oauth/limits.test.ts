@@ -6,18 +6,26 @@
 import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clientAddress, trustedProxies } from "../../src/oauth/client-address.js";
-import { METADATA_FETCH_FAILED } from "../../src/oauth/metadata-documents.js";
+import {
+  METADATA_FAILURE_CACHE_MS,
+  METADATA_FETCH_FAILED,
+  METADATA_TIMEOUT_MS,
+  metadataClock,
+} from "../../src/oauth/metadata-documents.js";
 import { CLIENT_ID_FACTOR, METADATA_FETCHES_PER_HOST } from "../../src/oauth/rate-limits.js";
 import { SANDBOX_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
 import { memoryStore, type SharedStore, StoreUnavailableError } from "../../src/state/store.js";
 import {
+  consent,
+  exchangeAt,
   type OAuthHarness,
   openConsent,
   postForm,
   rawMcp,
+  refreshAt,
   revokeAt,
   signInByHand,
   startFlow,
@@ -56,6 +64,34 @@ async function inTurn<T>(count: number, send: (i: number) => Promise<T>): Promis
   const answers: T[] = [];
   for (let i = 0; i < count; i++) answers.push(await send(i));
   return answers;
+}
+
+/** The window FIXED_NOW falls in, as counter keys name it. */
+const WINDOW = Math.floor(FIXED_NOW / RATE_WINDOW_MS);
+
+/** A memory store that records the counter keys it is asked to increment. */
+function countedStore(): { store: SharedStore; keys: Set<string> } {
+  const inner = memoryStore();
+  const keys = new Set<string>();
+  const store: SharedStore = {
+    ...inner,
+    increment: (key, ttlMs) => {
+      keys.add(key);
+      return inner.increment(key, ttlMs);
+    },
+  };
+  return { store, keys };
+}
+
+/** A form POSTed through the trusted proxy on behalf of `address`; its status. */
+async function postFrom(url: string, fields: Record<string, string>, address: string): Promise<number> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": address },
+    body: new URLSearchParams(fields),
+  });
+  await response.arrayBuffer();
+  return response.status;
 }
 
 const authorizeFrom = (url: URL, forwardedFor?: string) =>
@@ -106,17 +142,94 @@ describe("a flood from one address", () => {
     }
   });
 
-  it("a client id has its own budget, ten addresses' worth, counted across addresses", async () => {
-    const server = await serverWith({ rateLimitPerMinute: LIMIT, trustedProxies: ["127.0.0.1"] });
-    const flow = await startFlow(server.origin);
-    const budget = LIMIT * CLIENT_ID_FACTOR;
-    const pages = await inTurn(budget + 3, (i) =>
-      authorizeFrom(flow.authorizationUrl, `198.51.100.${i + 1}`),
+  it("naming a public client's id from many addresses spends nothing of its own: its refresh and a new sign-in go on", async () => {
+    // Room for two sign-ins from the test's own address: three /authorize steps each.
+    const limit = 8;
+    const server = await serverWith({ rateLimitPerMinute: limit, trustedProxies: ["127.0.0.1"] });
+    const { flow, tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
+    const attackers = Array.from({ length: 11 }, (_, i) => `198.51.100.${i + 1}`);
+    for (const address of attackers) {
+      const tokenAnswers = await inTurn(limit + 1, () =>
+        postFrom(`${server.origin}/token`, { grant_type: "password", client_id: flow.clientId }, address),
+      );
+      expect(tokenAnswers).toEqual([...Array(limit).fill(400), 429]);
+      const bare = new URL(`${server.origin}/authorize`);
+      bare.searchParams.set("client_id", flow.clientId);
+      const pages = await inTurn(limit + 1, () => authorizeFrom(bare, address).then((page) => page.status));
+      expect(pages).toEqual([...Array(limit).fill(400), 429]);
+    }
+    const refreshed = await refreshAt(server.origin, flow.clientId, tokens.refresh_token);
+    expect(refreshed.status).toBe(200);
+    const callback = await consent(server.origin, flow.authorizationUrl, { workspaceKey: SANDBOX_API_KEY });
+    expect((await exchangeAt(server.origin, flow, callback.get("code") ?? "")).status).toBe(200);
+  });
+
+  it("a confidential client's id counts only requests that carry its secret", async () => {
+    const { store, keys } = countedStore();
+    const server = await serverWith({ rateLimitPerMinute: LIMIT, trustedProxies: ["127.0.0.1"], store });
+    const registered = await fetch(`${server.origin}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        redirect_uris: ["http://127.0.0.1:53682/callback"],
+        token_endpoint_auth_method: "client_secret_post",
+      }),
+    });
+    const { client_id, client_secret } = (await registered.json()) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const wrong = { grant_type: "refresh_token", refresh_token: "x", client_id, client_secret: "wrong" };
+    const refused = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postFrom(`${server.origin}/token`, wrong, `192.0.2.${i + 1}`)),
     );
-    expect(pages.map((page) => page.status)).toEqual([...Array(budget).fill(200), 429, 429, 429]);
-    // Another application, from one of those addresses, is served.
-    const other = await startFlow(server.origin, { name: "Another" });
-    expect((await authorizeFrom(other.authorizationUrl, "198.51.100.1")).status).toBe(200);
+    expect(refused).toEqual(Array(20).fill(401));
+    expect([...keys].filter((key) => key.includes(":client:"))).toEqual([]);
+    const right = { ...wrong, client_secret };
+    const budget = LIMIT * CLIENT_ID_FACTOR;
+    const answers = await inTurn(budget + 1, (i) =>
+      postFrom(`${server.origin}/token`, right, `203.0.113.${(i % 50) + 1}`),
+    );
+    expect(answers).toEqual([...Array(budget).fill(400), 429]);
+    // One counter, named by a digest of the (long) client id.
+    expect([...keys].filter((key) => key.includes(":client:"))).toEqual([
+      expect.stringMatching(new RegExp(`^ratelimit:token:client:[^:]+:${WINDOW}$`)),
+    ]);
+  });
+});
+
+describe("what anonymous requests leave in the store", () => {
+  it("junk client ids write no key of their own: at most one counter per address (an IPv6 /64) and endpoint", async () => {
+    const { store, keys } = countedStore();
+    const server = await serverWith({ rateLimitPerMinute: 1000, trustedProxies: ["127.0.0.1"], store });
+    const addresses = [
+      "198.51.100.7",
+      "203.0.113.9",
+      ...Array.from({ length: 8 }, (_, i) => `2001:db8:aa:bb::${i + 1}`),
+    ];
+    await Promise.all(
+      addresses.flatMap((address, a) =>
+        Array.from({ length: 5 }, async (_, i) => {
+          const junk = `junk-${a}-${i}-${"z".repeat(60)}`;
+          const url = new URL(`${server.origin}/authorize`);
+          url.searchParams.set("client_id", junk);
+          await (await authorizeFrom(url, address)).arrayBuffer();
+          await postFrom(
+            `${server.origin}/token`,
+            { grant_type: "refresh_token", refresh_token: "x", client_id: junk },
+            address,
+          );
+        }),
+      ),
+    );
+    expect([...keys].sort()).toEqual(
+      ["198.51.100.7", "2001:db8:aa:bb::/64", "203.0.113.9"]
+        .flatMap((bucket) => [
+          `ratelimit:authorize:address:${bucket}:${WINDOW}`,
+          `ratelimit:token:address:${bucket}:${WINDOW}`,
+        ])
+        .sort(),
+    );
   });
 });
 
@@ -168,16 +281,60 @@ describe("which address a request counts under", () => {
     const trusted = trustedProxies(["10.0.0.0/8", "fd00::/8"]);
     expect(clientAddress(request("::ffff:203.0.113.5", "198.51.100.1"), trusted)).toBe("203.0.113.5");
     expect(clientAddress(request("::ffff:10.0.0.2", "198.51.100.1"), trusted)).toBe("198.51.100.1");
-    expect(clientAddress(request("fd00::1", "2001:db8::7, fd00::2"), trusted)).toBe("2001:db8::7");
+    expect(clientAddress(request("fd00::1", "2001:db8::7, fd00::2"), trusted)).toBe("2001:db8::/64");
     expect(clientAddress(request("10.0.0.2", "not-an-address, 10.0.0.3"), trusted)).toBe("10.0.0.3");
     expect(clientAddress(request("10.0.0.2", "10.0.0.4, 10.0.0.3"), trusted)).toBe("10.0.0.4");
     expect(clientAddress(request("10.0.0.2"), trusted)).toBe("10.0.0.2");
     expect(clientAddress(request("10.0.0.2", "198.51.100.1"), undefined)).toBe("10.0.0.2");
     expect(() => trustedProxies(["proxy.internal"])).toThrow("not an address or CIDR range: proxy.internal");
   });
+
+  it("counts every spelling of one address as one, IPv4 written as IPv6 as IPv4, and IPv6 per /64", () => {
+    const proxy = trustedProxies(["127.0.0.1"]);
+    const via = (forwardedFor: string) =>
+      clientAddress(
+        { socket: { remoteAddress: "127.0.0.1" }, headers: { "x-forwarded-for": forwardedFor } } as never,
+        proxy,
+      );
+    const v4 = [
+      "5.5.5.5",
+      "::ffff:5.5.5.5",
+      "::FFFF:5.5.5.5",
+      "[::ffff:5.5.5.5]:443",
+      "::ffff:0505:0505",
+      "0:0:0:0:0:ffff:5.5.5.5",
+    ];
+    expect(new Set(v4.map(via))).toEqual(new Set(["5.5.5.5"]));
+    const v6 = [
+      "2001:db8:1:2::a0",
+      "2001:DB8:1:2::A0",
+      "2001:db8:1:2:0:0:0:a0",
+      "2001:0db8:0001:0002::00a0",
+      "[2001:db8:1:2::a0]:443",
+      "2001:db8:1:2:ffff:ffff:ffff:ffff",
+    ];
+    expect(new Set(v6.map(via))).toEqual(new Set(["2001:db8:1:2::/64"]));
+    expect(via("2001:db8:1:3::a0")).toBe("2001:db8:1:3::/64");
+    // A zero-padded IPv4 address (octal to some parsers) is no address: the proxy is the client.
+    expect(via("005.005.005.005")).toBe("127.0.0.1");
+  });
 });
 
 describe("client metadata documents fetched for anonymous callers", () => {
+  // The fetcher's clock stands still and records the waits it is asked for; nothing is measured.
+  const waits: number[] = [];
+  const clockAt = { now: 50_000 };
+  const realMetadataClock = { ...metadataClock };
+  beforeEach(() => {
+    waits.length = 0;
+    clockAt.now = 50_000;
+    metadataClock.now = () => clockAt.now;
+    metadataClock.sleep = async (ms) => {
+      waits.push(ms);
+    };
+  });
+  afterEach(() => Object.assign(metadataClock, realMetadataClock));
+
   const documentFor = (origin: string, path: string) =>
     JSON.stringify({ client_id: `${origin}${path}`, redirect_uris: ["http://127.0.0.1:53682/callback"] });
 
@@ -285,6 +442,39 @@ describe("client metadata documents fetched for anonymous callers", () => {
         new Promise((done) => hanging.close(done)),
         answering.close(),
       ]);
+    }
+  });
+
+  it("every failure answers no earlier than the fetch's bound, and a failed URL is not fetched again for a while", async () => {
+    const server = await serverWith({ rateLimitPerMinute: 1000 });
+    const fetched: string[] = [];
+    const host = await startMetadataHost((path, res) => {
+      fetched.push(path);
+      res.writeHead(404).end();
+    });
+    const closedPort = await new Promise<number>((done) => {
+      const probe = createTcpServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    try {
+      // A refused port and a 404 fail at once (the clock stands still): each waits out the whole bound.
+      for (const clientId of [`https://127.0.0.1:${closedPort}/client.json`, `${host.origin}/gone.json`]) {
+        expect((await authorizeAs(server, clientId)).status).toBe(400);
+      }
+      expect(waits).toEqual([METADATA_TIMEOUT_MS, METADATA_TIMEOUT_MS]);
+      // Probed again within the minute: the remembered failure, no fetch and no wait.
+      const again = await inTurn(5, () => authorizeAs(server, `${host.origin}/gone.json`));
+      expect(again.map((page) => page.status)).toEqual(Array(5).fill(400));
+      expect(fetched).toEqual(["/gone.json"]);
+      expect(waits).toHaveLength(2);
+      // Once the failure is forgotten, the URL is fetched anew.
+      clockAt.now += METADATA_FAILURE_CACHE_MS;
+      expect((await authorizeAs(server, `${host.origin}/gone.json`)).status).toBe(400);
+      expect(fetched).toEqual(["/gone.json", "/gone.json"]);
+    } finally {
+      await host.close();
     }
   });
 });

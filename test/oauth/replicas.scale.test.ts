@@ -7,6 +7,7 @@
 // accept sent to both replicas at once posts once. Races split across both replicas: one code
 // exchanged, or one refresh token used, many times at once: exactly one wins and the grant is revoked.
 // 40 refreshes leave Redis holding the same keys; another client's revocation leaves a token working.
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -14,6 +15,8 @@ import {
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
+import { CONFIRMATIONS_PER_MINUTE } from "../../src/tools/confirm-state.js";
 import { textOf } from "../helpers.js";
 import { eventually } from "../http-helpers.js";
 import {
@@ -245,6 +248,53 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     }
   });
 
+  it(`one key's confirmations, asked and declined across both replicas, stop at ${CONFIRMATIONS_PER_MINUTE} a minute with no mark written past it`, async () => {
+    // All in one counting minute: started 10 s or more before its end.
+    const left = RATE_WINDOW_MS - (Date.now() % RATE_WINDOW_MS);
+    if (left < 10_000) await sleep(left + 50);
+    const args = { task_id: sandbox.ids.taskId, body: "Declined across replicas." };
+    const clients = await Promise.all([first, second].map((r) => clientOf(r, tokens.access_token)));
+    const call = (client: ModernClient, extra: Record<string, unknown> = {}) =>
+      client.callTool(
+        { name: "tasks_comments", arguments: args, ...extra },
+        { allowInputRequired: true },
+      ) as Promise<Record<string, unknown>>;
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const marks = async () => (await raw.keys("*confirm-write:*")).length;
+      const before = await marks();
+      let declined = 0;
+      let refused: Record<string, unknown> | undefined;
+      // Earlier tests asked a few with this key: the refusal comes at or before the budget's end.
+      for (let i = 0; i <= CONFIRMATIONS_PER_MINUTE && !refused; i++) {
+        const [asker, answerer] = i % 2 === 0 ? clients : [...clients].reverse();
+        const question = await call(asker as ModernClient);
+        if (question.isError) {
+          refused = question;
+          break;
+        }
+        const answer = await call(answerer as ModernClient, {
+          inputResponses: { confirm_write: { action: "decline" } },
+          requestState: question.requestState,
+        });
+        if (answer.isError) refused = answer;
+        else declined++;
+      }
+      expect(textOf(refused as never)).toMatch(
+        new RegExp(
+          `^tasks_comments: not sent: more than ${CONFIRMATIONS_PER_MINUTE} confirmations were asked or answered with this key in the last minute\\. Try again in \\d+ seconds\\.$`,
+        ),
+      );
+      expect(declined).toBeLessThanOrEqual(CONFIRMATIONS_PER_MINUTE / 2);
+      expect((await marks()) - before).toBe(declined);
+      expect(await raw.keys("*ratelimit:confirm:*")).toHaveLength(1);
+    } finally {
+      raw.destroy();
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
   it("a rotated-out refresh token sent to the other replica revokes the grant: both refuse its access token", async () => {
     const reused = await postForm(`${originOf(first)}/token`, {
       grant_type: "refresh_token",
@@ -325,7 +375,8 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     const raw = createClient({ url: redis.url });
     await raw.connect();
     try {
-      const keys = async () => (await raw.keys("*")).sort();
+      // Rate-limit counters (of confirmations asked earlier) expire on their own minute: not the grant's.
+      const keys = async () => (await raw.keys("*")).filter((key) => !key.includes("ratelimit:")).sort();
       const before = await keys();
       for (let i = 0; i < 40; i++) {
         const answer = await refreshAt(originOf(i % 2 === 0 ? second : first), flow.clientId, refreshToken);

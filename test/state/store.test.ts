@@ -4,10 +4,13 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_RECONNECT_DELAY_MS, KEY_PREFIX, REDIS_STORE_DEFAULTS } from "../../src/state/redis.js";
 import {
+  CONFIRMATION_MARK_PREFIX,
   MEMORY_STORE_MAX_COUNTERS,
   MEMORY_STORE_MAX_ENTRIES,
+  MEMORY_STORE_MAX_MARKS,
   memoryStore,
   type SharedStore,
+  StoreFullError,
 } from "../../src/state/store.js";
 import { storeContract } from "../store-contract.js";
 
@@ -36,6 +39,24 @@ describe("memoryStore's counters", () => {
   });
 });
 
+describe("memoryStore's bounds", () => {
+  it("keeps sign-in entries and confirmation marks apart: neither, full, refuses the other", async () => {
+    const bounded = memoryStore(Date.now, { entries: 3, marks: 2 });
+    const mark = (n: number) => bounded.setIfAbsent(`${CONFIRMATION_MARK_PREFIX}${n}`, "used", 60_000);
+    expect([await mark(1), await mark(2)]).toEqual([true, true]);
+    await expect(mark(3)).rejects.toThrow(StoreFullError);
+    // Marks full: sign-in state is still written, up to its own bound.
+    for (const n of [1, 2, 3]) await bounded.set(`oauth:grant:${n}`, "grant", 60_000);
+    await expect(bounded.set("oauth:grant:4", "grant", 60_000)).rejects.toThrow(StoreFullError);
+    expect(await bounded.get("oauth:grant:3")).toBe("grant");
+    // A taken mark frees its own bound's room, not the other's.
+    expect(await bounded.take(`${CONFIRMATION_MARK_PREFIX}1`)).toBe("used");
+    expect(await mark(3)).toBe(true);
+    await expect(bounded.set("oauth:grant:4", "grant", 60_000)).rejects.toThrow(StoreFullError);
+    await bounded.close();
+  });
+});
+
 describe("docs/hosting.md", () => {
   const hosting = readFileSync(new URL("../../docs/hosting.md", import.meta.url), "utf8").replace(
     /\s+/g,
@@ -45,6 +66,7 @@ describe("docs/hosting.md", () => {
 
   it("states the in-memory store's bound and the Redis store's timeouts as the code has them", () => {
     expect(hosting).toContain(`At most ${MEMORY_STORE_MAX_ENTRIES.toLocaleString("en-US")} live entries`);
+    expect(hosting).toContain(`at most ${MEMORY_STORE_MAX_MARKS.toLocaleString("en-US")} confirmation marks`);
     expect(hosting).toContain(`${MEMORY_STORE_MAX_COUNTERS.toLocaleString("en-US")} rate-limit counters`);
     const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = REDIS_STORE_DEFAULTS;
     expect(hosting).toContain(

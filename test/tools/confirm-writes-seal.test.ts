@@ -20,8 +20,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDispatcher } from "../../src/clients/http.js";
 import { createUpstreams } from "../../src/clients/index.js";
 import { buildServer, type ServerOptions } from "../../src/server.js";
-import { memoryStore } from "../../src/state/store.js";
-import { CONFIRMATION_TTL_SECONDS, canonicalJson } from "../../src/tools/confirm-state.js";
+import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
+import { CONFIRMATION_MARK_PREFIX, memoryStore, type SharedStore } from "../../src/state/store.js";
+import {
+  CONFIRMATION_TTL_SECONDS,
+  CONFIRMATIONS_PER_MINUTE,
+  canonicalJson,
+} from "../../src/tools/confirm-state.js";
 import { type Recorder, startRecorder, TEST_LIMITS, textOf } from "../helpers.js";
 import { type HttpHarness, startHttp } from "../http-helpers.js";
 
@@ -35,10 +40,16 @@ const DECLINE = { confirm_write: { action: "decline" } };
 
 let upstream: Recorder;
 const closers: (() => Promise<void>)[] = [];
+// Each test counts its confirmations in a minute of its own: the budget per key is not what these test.
+const realRateClock = rateLimitClock.now;
+let window = 0;
 beforeEach(async () => {
+  const at = ++window * RATE_WINDOW_MS;
+  rateLimitClock.now = () => at;
   upstream = await startRecorder(() => ({ body: COMMENT }));
 });
 afterEach(async () => {
+  rateLimitClock.now = realRateClock;
   vi.useRealTimers();
   for (const close of closers.splice(0).reverse()) await close();
   await upstream.close();
@@ -87,8 +98,8 @@ function manualClient(transport: () => Transport, elicitation: boolean): () => P
 }
 
 /** The server as stdio serves it, in memory; each connect() opens a new connection to it. */
-function inMemoryServer(options: Omit<ServerOptions, "tools"> = {}) {
-  const upstreamSettings = settings();
+function inMemoryServer(options: Omit<ServerOptions, "tools"> = {}, workspaceApiKey?: string) {
+  const upstreamSettings = { ...settings(), ...(workspaceApiKey ? { workspaceApiKey } : {}) };
   const dispatcher = createDispatcher(upstreamSettings);
   const upstreams = createUpstreams(upstreamSettings, dispatcher);
   closers.push(() => dispatcher.close());
@@ -326,5 +337,40 @@ describe("keys", () => {
     expect((await other.call({ inputResponses: ACCEPT, requestState })).structuredContent).toEqual(COMMENT);
     expect((await one.call({ inputResponses: ACCEPT, requestState })).isError).toBe(true);
     expect(posts()).toHaveLength(1);
+  });
+});
+
+describe("one key's confirmations per minute", () => {
+  it(`are at most ${CONFIRMATIONS_PER_MINUTE} questions and answers: past that, when to try again, and no mark written`, async () => {
+    const inner = memoryStore();
+    const marks: string[] = [];
+    const store: SharedStore = {
+      ...inner,
+      setIfAbsent: (key, value, ttlMs) => {
+        if (key.startsWith(CONFIRMATION_MARK_PREFIX)) marks.push(key);
+        return inner.setIfAbsent(key, value, ttlMs);
+      },
+    };
+    const client = await manualClient(inMemoryServer({ store }), true)();
+    // Each declined write is one question and one answer.
+    for (let i = 0; i < CONFIRMATIONS_PER_MINUTE / 2; i++) {
+      const question = await client.call();
+      expect(question.resultType).toBe("input_required");
+      const declined = await client.call({ inputResponses: DECLINE, requestState: question.requestState });
+      expect(declined.structuredContent).toEqual({ sent: false, decision: "declined" });
+    }
+    const refused = await client.call();
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused as never)).toBe(
+      `tasks_comments: not sent: more than ${CONFIRMATIONS_PER_MINUTE} confirmations were asked or answered with this key in the last minute. Try again in 60 seconds.`,
+    );
+    expect(marks).toHaveLength(CONFIRMATIONS_PER_MINUTE / 2);
+    // Another person's key has its own budget; the next minute, this one asks again.
+    const other = await manualClient(inMemoryServer({ store }, "another-persons-key-0123456789"), true)();
+    expect((await other.call()).resultType).toBe("input_required");
+    const later = (window + 1) * RATE_WINDOW_MS;
+    rateLimitClock.now = () => later;
+    expect((await client.call()).resultType).toBe("input_required");
+    expect(posts()).toEqual([]);
   });
 });
