@@ -127,9 +127,8 @@ function linkShows(text: string, href: string, source: string): boolean {
   });
   // The text must also be what the source says, not a look-alike a renderer made of it.
   const unescaped = source.replace(/\\([!-/:-@[-`{-~])/g, "$1");
-  const inSource = [source, unescaped, percentDecoded(source), referencesDecoded(source)].some((form) =>
-    form.includes(text),
-  );
+  const forms = [source, unescaped, percentDecoded(source), referencesDecoded(unescaped)];
+  const inSource = forms.some((form) => form.includes(text));
   return same && inSource;
 }
 
