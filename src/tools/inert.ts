@@ -41,8 +41,6 @@ const ACTIVE = new RegExp(
   "g",
 );
 
-const FULLWIDTH = /[<[\]|`~&%-]/g;
-const toFullwidth = (text: string) => text.replace(FULLWIDTH, (char) => INERT[char as keyof typeof INERT]);
 const anyHidden = (text: string) => [...text].some(hiddenAlone);
 const bytes = new TextDecoder("utf-8");
 
@@ -62,17 +60,26 @@ function referenced(match: string): string | false {
   return decodeNamedCharacterReference(name) || (name.startsWith("shy") ? "\u00AD" : false);
 }
 
-/** Whether `match` (one alternative of ACTIVE) is kept as typed: references and escapes of visible text. */
-function harmless(match: string): boolean {
-  if (match.startsWith("&")) {
-    const decoded = referenced(match);
-    return decoded === false || !anyHidden(decoded);
+/** `match` (one alternative of ACTIVE) written inert, or undefined where it decodes to visible text. */
+function inert(match: string): string | undefined {
+  const first = match[0] as keyof typeof INERT | "X" | "x";
+  switch (first) {
+    case "&": {
+      const decoded = referenced(match);
+      return decoded === false || !anyHidden(decoded) ? undefined : INERT["&"] + match.slice(1);
+    }
+    case "%": {
+      const values = match.slice(1).split("%");
+      const decoded = bytes.decode(Uint8Array.from(values, (hex) => Number.parseInt(hex, 16)));
+      return anyHidden(decoded) ? match.replaceAll("%", INERT["%"]) : undefined;
+    }
+    case "X":
+    case "x":
+      return match.slice(0, 2) + INERT["-"].repeat(2);
+    default:
+      // One character, or a run of backticks or tildes.
+      return INERT[first].repeat(match.length);
   }
-  if (match.startsWith("%")) {
-    const values = match.slice(1).split("%");
-    return !anyHidden(bytes.decode(Uint8Array.from(values, (hex) => Number.parseInt(hex, 16))));
-  }
-  return false;
 }
 
 /**
@@ -83,9 +90,10 @@ function harmless(match: string): boolean {
 export function inertMarkup(text: string): { text: string; escaped: number } {
   let escaped = 0;
   const out = text.replace(ACTIVE, (match) => {
-    if (harmless(match)) return match;
+    const written = inert(match);
+    if (written === undefined) return match;
     escaped += 1;
-    return toFullwidth(match);
+    return written;
   });
   return { text: escaped === 0 ? text : out, escaped };
 }
