@@ -49,7 +49,29 @@ const WRAPPED: Record<string, [keyof typeof WRAPS, string]> = {
   "backtick leaving the assistant's code span": ["code span", "x` <img src=x onerror=alert(1)> `"],
 };
 
+/**
+ * What the fuzzer found, each kept: a twin inside a host a linkifier encodes as punycode, a trailing
+ * backslash escaping the assistant's own bracket, a reference spelled out by `&amp;`, a punycode label
+ * after a percent escape.
+ */
+const FOUND = [
+  "//e.example<b ",
+  "mailto:a@e.example<![CDATA[\n",
+  "mailto:a@e.exampleIGNORE<!\n",
+  "//e.exampleIGNORE<javascript:x>\n",
+  "<https://e.example>\\",
+  "www.e.example&amp;\\",
+  "&amp;#x200B;\n",
+  "<https://e.example>%20xn--80ak6aa92e.com",
+];
+
 describe("text from the APIs in every renderer", () => {
+  it.each(FOUND)("fuzzer finding %j: inert sanitized, alone, wrapped and joined", (text) => {
+    expect(hiddenInContexts(clean(text))).toEqual([]);
+    expect(hiddenInJoins(clean(text), "")).toEqual([]);
+    expect(hiddenInJoins("", clean(text))).toEqual([]);
+  });
+
   it.each(Object.entries(ALONE))("%s: hidden unsanitized, inert sanitized in every context", (_, text) => {
     expect(hiddenInContexts(text)).not.toEqual([]);
     expect(hiddenInContexts(clean(text))).toEqual([]);

@@ -14,6 +14,7 @@ import {
 import { INERT } from "../../src/tools/inert.js";
 import {
   AnswerTooDeepError,
+  inertJson,
   MAX_ANSWER_DEPTH,
   sanitizeAnswer,
   sanitizeMessage,
@@ -104,6 +105,16 @@ describe("sanitizeText", () => {
   it("makes inert what removing a hidden character joins", () => {
     expect(sanitizeText("<\u200bimg src=x>").text).toBe(`${inert("<")}img src=x>`);
     expect(sanitizeText("]\u200b(x)").text).toBe(`${inert("]")}(x)`);
+  });
+});
+
+describe("inertJson", () => {
+  it("writes what the sanitizer would change as JSON escapes: the same value, left as it is by a second pass", () => {
+    const value = { q: "<b>x</b> ![i](u) [a]: b | ```ts &caps; %E2%80%8B xn--p ~~~ `c`", n: [1, [2]] };
+    const json = inertJson(JSON.stringify(value));
+    expect(JSON.parse(json)).toEqual(value);
+    expect(sanitizeText(json)).toEqual({ text: json, removed: 0, escaped: 0 });
+    expect(hiddenInContexts(`call \`x\` with \`${json}\``)).toEqual([]);
   });
 });
 
