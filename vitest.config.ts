@@ -7,8 +7,8 @@
 import { defineConfig } from "vitest/config";
 
 // Dependencies that ship a development build resolve to the build users run: vitest picks the workers'
-// condition from NODE_ENV, and micromark's development build (the sanitizer's parser) asserts on every
-// character, which costs the sanitizer's tests about a third of their time.
+// condition from NODE_ENV, and micromark's development build (under remark, one of the renderers the
+// sanitizer's tests judge with) asserts on every character.
 process.env.NODE_ENV = "production";
 
 const E2E = [

@@ -1,9 +1,16 @@
 // Figures -> the lines (lines.ts) with PASS/MISS, the ratios reported beside them, and the markdown
 // tables a run prints.
 import type { ColdStart } from "./cold-start.js";
-import { BARE_LINES, COLD_START_LINE, HEAP_PER_SESSION_LINE_KB, MCP_PATH_LABELS } from "./lines.js";
+import {
+  BARE_LINES,
+  COLD_START_LINE,
+  HEAP_PER_SESSION_LINE_KB,
+  MCP_PATH_LABELS,
+  SANITIZE_100KB_LINE_MS,
+} from "./lines.js";
 import type { Latency } from "./measure.js";
 import type { MemoryFigures } from "./memory.js";
+import type { SanitizeFigures } from "./sanitize.js";
 import { IN_FLIGHT, type OperationFigures, type OperationName, type PathFigures } from "./scenarios.js";
 
 export type PathName = "limit" | "stdio" | "stdioModern" | "httpModern" | "http" | "stateless";
@@ -38,6 +45,8 @@ export interface Results {
   coldStart: ColdStart;
   memory: MemoryFigures;
   sizes: Sizes;
+  /** sanitizeText on long hostile strings (absent from runs recorded before it was measured). */
+  sanitize?: SanitizeFigures;
   targets: TargetRow[];
 }
 
@@ -161,7 +170,7 @@ function notServedRow(path: McpPathName, reason: string): TargetRow {
 }
 
 export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
-  const { paths, notServed, coldStart, memory, sizes } = results;
+  const { paths, notServed, coldStart, memory, sizes, sanitize } = results;
   return [
     ...MCP_PATHS.flatMap((path) => {
       const reason = notServed[path];
@@ -188,6 +197,17 @@ export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
       measure: "tasks_query result: text + structuredContent over upstream body",
       figure: `${times(sizes.textPlusStructuredRatio)} (${sizes.upstreamBodyBytes} B upstream)`,
     },
+    ...(sanitize
+      ? [
+          atMost(
+            "sanitizing 100 KB of mixed hostile Markdown (median; 10 KB beside it)",
+            `${ms(sanitize.medianMs["100 KB"]!)} (10 KB: ${ms(sanitize.medianMs["10 KB"]!)})`,
+            sanitize.medianMs["100 KB"]!,
+            SANITIZE_100KB_LINE_MS,
+            " ms",
+          ),
+        ]
+      : []),
   ];
 }
 

@@ -40,6 +40,7 @@ import {
   type Sizes,
   targetRows,
 } from "./report.js";
+import { measureSanitize } from "./sanitize.js";
 import {
   limitOperations,
   mcpOperations,
@@ -263,6 +264,8 @@ async function main(): Promise<void> {
     const coldStart = await measureColdStart(upstreamUrl, 10);
     step("memory");
     const memory = await measureMemory(upstreamUrl, 1000);
+    step("sanitize");
+    const sanitize = await measureSanitize();
 
     const paths = { limit: limitFigures } as Record<PathName, PathFigures>;
     const notServed: Results["notServed"] = {};
@@ -291,6 +294,7 @@ async function main(): Promise<void> {
       coldStart,
       memory,
       sizes,
+      sanitize,
     };
     const results: Results = { ...partial, targets: targetRows(partial) };
     mkdirSync(RESULTS_DIR, { recursive: true });

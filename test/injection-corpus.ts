@@ -1,19 +1,32 @@
 // The injection corpus as every tool's upstream would send it: each attack and each benign text in a
 // field that the tool's concise form keeps, so that both forms carry all of it.
-import { ATTACKS, ATTACKS_SANITIZED, BENIGN } from "../src/sandbox/hostile-text.js";
+import {
+  ATTACKS,
+  ATTACKS_SANITIZED,
+  BENIGN,
+  MARKDOWN,
+  MARKDOWN_SANITIZED,
+} from "../src/sandbox/hostile-text.js";
 
-export { ATTACKS, ATTACKS_SANITIZED, BENIGN };
+export { ATTACKS, ATTACKS_SANITIZED, BENIGN, MARKDOWN, MARKDOWN_SANITIZED };
 
 const TASK = "55555555-5555-4555-8555-555555555555";
 const ID = "66666666-6666-4666-8666-666666666666";
 
 /** Every corpus text, attacks first. */
-export const CORPUS: readonly string[] = [...Object.values(ATTACKS), ...Object.values(BENIGN)];
+export const CORPUS: readonly string[] = [
+  ...Object.values(ATTACKS),
+  ...Object.values(MARKDOWN),
+  ...Object.values(BENIGN),
+];
 
 /** What each corpus text must read as in an answer. */
 export const EXPECTED = new Map<string, string>([
   ...Object.entries(ATTACKS).map(
     ([kind, text]) => [text, ATTACKS_SANITIZED[kind as keyof typeof ATTACKS]] as const,
+  ),
+  ...Object.entries(MARKDOWN).map(
+    ([kind, text]) => [text, MARKDOWN_SANITIZED[kind as keyof typeof MARKDOWN]] as const,
   ),
   ...Object.values(BENIGN).map((text) => [text, text] as const),
 ]);

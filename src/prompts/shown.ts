@@ -2,7 +2,7 @@
 // person's own argument values) are quoted and sanitized like tool answers, the calls' arguments are
 // JSON in code spans with every invisible character escaped, and the whole text passes the sanitizer
 // once more, so that no combination of pieces renders hidden. --sanitize off passes them as given.
-import { sanitizeText } from "../tools/sanitize.js";
+import { inertJson, sanitizeText } from "../tools/sanitize.js";
 
 /** The line every prompt message carries under its first: what the quotes mean. */
 export const QUOTED_NAMES_ARE_DATA =
@@ -14,10 +14,15 @@ const UNSEEN =
 
 const escapeUnit = (unit: number) => `\\u${unit.toString(16).padStart(4, "0")}`;
 
-/** JSON of `value` in which every invisible or blank character is an escape: the same value, all of it in view. */
+/**
+ * JSON of `value` in which every invisible or blank character, and every character the sanitizer
+ * would make inert, is an escape: the same value, all of it in view, passed through the message as is.
+ */
 export function visibleJson(value: unknown): string {
-  return JSON.stringify(value).replace(UNSEEN, (char) =>
-    Array.from({ length: char.length }, (_, i) => escapeUnit(char.charCodeAt(i))).join(""),
+  return inertJson(
+    JSON.stringify(value).replace(UNSEEN, (char) =>
+      Array.from({ length: char.length }, (_, i) => escapeUnit(char.charCodeAt(i))).join(""),
+    ),
   );
 }
 

@@ -3,13 +3,17 @@
 // text that must pass unchanged. It draws on random streams of its own, so the rest of the seeded world
 // is the same with or without it: its projects are made with the others, its contents after all else.
 import type { AnalyticsProject, ProjectData } from "./analytics-types.js";
-import { ATTACKS, BENIGN } from "./hostile-text.js";
+import { ATTACKS, BENIGN, MARKDOWN } from "./hostile-text.js";
 import { DAY, EPOCH_MS, HOUR, iso, isoDate, MINUTE, Rng } from "./random.js";
 import { refreshTask } from "./seed-activity.js";
 import type { Agent, AgentRun, Project, RunStep, Task, User, Workspace, WorkspaceData } from "./types.js";
 
 /** Every text of the corpus, attacks first. */
-const TEXTS: readonly string[] = [...Object.values(ATTACKS), ...Object.values(BENIGN)];
+const TEXTS: readonly string[] = [
+  ...Object.values(ATTACKS),
+  ...Object.values(MARKDOWN),
+  ...Object.values(BENIGN),
+];
 const START = EPOCH_MS - 30 * DAY;
 
 /** The Inbox project, its members and the random stream its contents continue from. */

@@ -1,11 +1,12 @@
 // Text the APIs return was written by people and other models: it may hide instructions from the
 // person reading along. Every string of an answer loses the characters that render as nothing
-// (hidden.ts), and Markdown/HTML that would render hidden, run or fetch something is made to show as
-// the text it is (markdown.ts). Visible text is kept. What is changed and why: docs/security.md.
+// (hidden.ts), and every character that could open or close Markdown/HTML in any renderer is written
+// as its fullwidth twin (inert.ts). Visible text is kept. What is changed and why: docs/security.md.
 import { removeHidden } from "./hidden.js";
-import { neutralizeMarkup } from "./markdown.js";
+import { inertMarkup } from "./inert.js";
 
 export { replaceHidden } from "./hidden.js";
+export { inertJson } from "./inert.js";
 
 /**
  * Anything that may need work, in a string or in its JSON text: the hidden characters of hidden.ts
@@ -22,22 +23,22 @@ const SUSPECT_CHARS = [
   "[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]",
 ].join("|");
 /**
- * Where a construct that can hide opens: a tag or autolink, a link, image or definition, a fence, a
- * numeric character reference or a named one of a hidden character (`&amp;` and the like show as what
- * they are; in a link label, where `&nbsp;` matters, the `](` is there too).
+ * Where inert.ts may have work: a tag's opening, an image's, a closing bracket before `(`, `[`, `:` or
+ * at the end, a pipe, a fence, a character reference, a percent escape of a control or non-ASCII byte,
+ * a punycode label. In JSON text, a string's end is a `"`.
  */
-const SUSPECT_MARKUP =
-  "<[!?/A-Za-z]|\\]\\(|\\]\\[|\\]:|```|~~~|&(?:#|(?:shy|lrm|rlm|zwj|zwnj|ZeroWidthSpace|NegativeVery(?:Thin|Medium|Thick)?Space|Negative(?:Thin|Medium|Thick)Space|NoBreak|ApplyFunction|af|InvisibleTimes|it|InvisibleComma|ic|nbsp|NonBreakingSpace);)";
+const MARKUP_START = "<[!?/A-Za-z]|!\\[|\\||```|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff])|[Xx][Nn]--";
+const SUSPECT_MARKUP = `${MARKUP_START}|\\][(\\[:]|\\]$`;
 const SUSPECT = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}`);
 /** The same in JSON text, where a hidden character may also be written as an escape. */
-const SUSPECT_IN_JSON = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}|\\\\[ubfr]`);
+const SUSPECT_IN_JSON = new RegExp(`${SUSPECT_CHARS}|${MARKUP_START}|\\][(\\[:"]|\\\\[ubfr]`);
 const MARKUP = new RegExp(SUSPECT_MARKUP);
 
 /** What sanitizing one string did. */
 export interface TextChanges {
   /** Hidden characters (code points) removed. */
   removed: number;
-  /** Markdown/HTML constructs made to show as typed, or fence info strings dropped. */
+  /** Places where Markdown/HTML characters were written as their inert twins. */
   escaped: number;
 }
 
@@ -47,7 +48,7 @@ export function sanitizeText(text: string): { text: string } & TextChanges {
   if (!SUSPECT.test(text)) return { text, ...changes };
   let out = removeHidden(text, changes);
   if (MARKUP.test(out)) {
-    const shown = neutralizeMarkup(out);
+    const shown = inertMarkup(out);
     out = shown.text;
     changes.escaped += shown.escaped;
   }
@@ -125,11 +126,11 @@ function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number):
   return changed ? Object.fromEntries(entries) : value;
 }
 
-/** How much sanitizing changed: "3 hidden characters removed, 1 hidden Markdown/HTML construct escaped". */
+/** How much sanitizing changed: "3 hidden characters removed, Markdown/HTML made inert in 1 place". */
 function amount({ removed, escaped }: TextChanges): string {
   return [
     removed > 0 ? `${removed} hidden character${removed === 1 ? "" : "s"} removed` : "",
-    escaped > 0 ? `${escaped} hidden Markdown/HTML construct${escaped === 1 ? "" : "s"} escaped` : "",
+    escaped > 0 ? `Markdown/HTML made inert in ${escaped} place${escaped === 1 ? "" : "s"}` : "",
   ]
     .filter(Boolean)
     .join(", ");
@@ -178,15 +179,11 @@ export function sanitizeBody(body: Record<string, unknown>): Record<string, unkn
   return isRecord(clean) ? clean : body;
 }
 
-/**
- * A message that quotes upstream text, sanitized, saying so when it was changed: at its end, unless
- * the end would join what is said to the quote (a fence's info string, say); then first, a paragraph
- * of its own, after which the message reads as it does alone.
- */
+/** A message that quotes upstream text, sanitized, ending with a note when it was changed. */
 export function sanitizeMessage(message: string): string {
   const result = sanitizeText(message);
   if (result.text === message) return message;
-  const note = `(sanitized: ${amount(result)})`;
-  const noted = `${result.text} ${note}`;
-  return neutralizeMarkup(noted).escaped === 0 ? noted : `${note}\n\n${result.text}`;
+  // Nothing the sanitized text ends with can join the note into markup (inert.ts writes a closing
+  // bracket or a fence at the end as inert too).
+  return `${result.text} (sanitized: ${amount(result)})`;
 }

@@ -1,8 +1,8 @@
-// The report view draws text as text, so it shows what a Markdown reader of the answer sees: the
-// sanitizer's escapes (backslashes before ASCII punctuation, character references) undone once, never
-// into a character a person cannot see.
+// The report view draws text as text, so it shows what a Markdown reader of the answer sees: backslash
+// escapes and character references undone once, never into a character a person cannot see, and the
+// sanitizer's inert characters as they are.
 import { describe, expect, it } from "vitest";
-import { ATTACKS, ATTACKS_SANITIZED, BENIGN } from "../../src/sandbox/hostile-text.js";
+import { ATTACKS, ATTACKS_SANITIZED, BENIGN, MARKDOWN } from "../../src/sandbox/hostile-text.js";
 import { sanitizeText } from "../../src/tools/sanitize.js";
 import { tableOf } from "../../view/model.js";
 import { shownText } from "../../view/shown.js";
@@ -36,15 +36,16 @@ describe("shownText", () => {
     }
   });
 
-  it("shows the markup attacks of the corpus as their authors typed them", () => {
+  it("shows the markup attacks of the corpus as a Markdown reader sees them: their inert characters as they are", () => {
     for (const key of ["htmlComment", "htmlTag", "image", "hiddenLinks"] as const) {
-      expect(shownText(ATTACKS_SANITIZED[key]), key).toBe(ATTACKS[key]);
+      expect(shownText(ATTACKS_SANITIZED[key]), key).toBe(ATTACKS_SANITIZED[key]);
+      expect(shownText(ATTACKS_SANITIZED[key]), key).toBe(readAs(ATTACKS_SANITIZED[key]));
     }
   });
 
   it("shows every sanitized line of the corpus as a CommonMark reader reads it, with nothing unseen", () => {
     let compared = 0;
-    for (const text of [...Object.values(ATTACKS), ...Object.values(BENIGN)]) {
+    for (const text of [...Object.values(ATTACKS), ...Object.values(MARKDOWN), ...Object.values(BENIGN)]) {
       const sanitized = sanitizeText(text).text;
       const shown = shownText(sanitized);
       expect(hasUnseen(shown), JSON.stringify(text)).toBe(false);

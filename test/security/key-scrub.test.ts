@@ -16,21 +16,38 @@ import { callTool, type HttpHarness, startHttp } from "../http-helpers.js";
 const ENV_KEY = "env-secret-key-0123456789";
 const USER_KEY = "user-secret/key+4567==";
 
-/** What each echo answers, as JSON text written by hand (escapes included), given the key it received. */
+/**
+ * What each echo answers, as JSON text written by hand (escapes included), given the key it received.
+ * A value that is the placeholder alone ends in a bracket on a line it opens: the sanitizer makes that
+ * bracket inert (joined by `: `, it would open a link definition), and says so.
+ */
+const ALONE = "[redacted\uFF3D";
 const ECHOES: [string, (key: string) => string, unknown][] = [
   [
     "in values at any depth",
     (key) => JSON.stringify({ echoed: key, nested: { list: [`Bearer ${key}`, 1] } }),
-    { echoed: "[redacted]", nested: { list: ["Bearer [redacted]", 1] } },
+    {
+      echoed: ALONE,
+      nested: { list: ["Bearer [redacted]", 1] },
+      sanitized: "Markdown/HTML made inert in 1 place in echoed",
+    },
   ],
-  ["as an object key", (key) => JSON.stringify({ [key]: true, other: 2 }), { "[redacted]": true, other: 2 }],
+  [
+    "as an object key",
+    (key) => JSON.stringify({ [key]: true, other: 2 }),
+    { [ALONE]: true, other: 2, sanitized: `Markdown/HTML made inert in 1 place in ${ALONE} (key)` },
+  ],
   [
     "spelled with \\u escapes and \\/",
     (key) =>
       `{"echoed":"${[...key].map((char) => (char === "/" ? "\\/" : `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)).join("")}"}`,
-    { echoed: "[redacted]" },
+    { echoed: ALONE, sanitized: "Markdown/HTML made inert in 1 place in echoed" },
   ],
-  ["in a top-level list", (key) => JSON.stringify([key]), { items: ["[redacted]"] }],
+  [
+    "in a top-level list",
+    (key) => JSON.stringify([key]),
+    { items: [ALONE], sanitized: "Markdown/HTML made inert in 1 place in items[0]" },
+  ],
 ];
 
 let upstream: Recorder;

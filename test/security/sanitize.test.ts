@@ -1,110 +1,85 @@
-// The sanitizer on its own: each attack kind reads as its visible text and, judged by the CommonMark
-// reference parser, shows nothing hidden; benign text is unchanged; and properties over text built
-// from the constructs (nothing hidden survives, a second pass changes nothing).
+// The sanitizer on its own: each attack kind reads as its visible text and, judged by every renderer
+// of test/markdown-judge.ts, shows nothing hidden alone or in any of the assistant's constructs; the
+// Markdown people write reads the same with its markup characters inert; benign text is unchanged; and a
+// second pass changes nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ATTACKS, ATTACKS_SANITIZED, BENIGN } from "../../src/sandbox/hostile-text.js";
-import { hiddenConstructs, safeTarget } from "../../src/tools/markdown.js";
+import {
+  ATTACKS,
+  ATTACKS_SANITIZED,
+  BENIGN,
+  MARKDOWN,
+  MARKDOWN_SANITIZED,
+} from "../../src/sandbox/hostile-text.js";
+import { INERT } from "../../src/tools/inert.js";
 import {
   AnswerTooDeepError,
+  inertJson,
   MAX_ANSWER_DEPTH,
   sanitizeAnswer,
   sanitizeMessage,
   sanitizeText,
 } from "../../src/tools/sanitize.js";
 import { binaryString } from "../arbitraries.js";
-import { ALWAYS_HIDDEN, hiddenIn } from "../markdown-judge.js";
+import { ALWAYS_HIDDEN, hiddenIn, hiddenInContexts } from "../markdown-judge.js";
 
 /** Hidden characters that may stay only where they do a visible job (the benign corpus shows which). */
 const HIDDEN = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u;
-/** The attack kinds that are Markdown or HTML (the others are characters). */
-const MARKUP_KINDS = Object.keys(ATTACKS).filter(
-  (kind) => hiddenIn(ATTACKS[kind as keyof typeof ATTACKS]).length > 0,
+/** The attack kinds that are Markdown or HTML (the others are characters), as the renderers show them. */
+const MARKUP_KINDS = Object.keys(ATTACKS).filter((kind) =>
+  hiddenIn(ATTACKS[kind as keyof typeof ATTACKS]).some((what) => !what.includes("invisible character")),
 );
+const inert = (text: string) => text.replace(/[<[\]|`~&%-]/g, (char) => INERT[char as keyof typeof INERT]);
 
 describe("sanitizeText", () => {
   it.each(Object.entries(ATTACKS))("reads the %s attack as its visible text", (kind, text) => {
     expect(sanitizeText(text).text).toBe(ATTACKS_SANITIZED[kind as keyof typeof ATTACKS]);
   });
 
+  it.each(Object.entries(MARKDOWN))("reads %s Markdown with its markup characters inert", (kind, text) => {
+    expect(sanitizeText(text).text).toBe(MARKDOWN_SANITIZED[kind as keyof typeof MARKDOWN]);
+  });
+
   it.each(Object.entries(BENIGN))("leaves %s text byte for byte", (_, text) => {
     expect(sanitizeText(text)).toEqual({ text, removed: 0, escaped: 0 });
   });
 
-  it.each(Object.entries(ATTACKS))(
-    "shows nothing of the %s attack hidden, as CommonMark renders it",
+  it.each(Object.entries({ ...ATTACKS, ...MARKDOWN }))(
+    "shows nothing of the %s text hidden, in any renderer, alone or in the assistant's constructs",
     (_, text) => {
-      expect(hiddenIn(sanitizeText(text).text)).toEqual([]);
-      expect(hiddenConstructs(sanitizeText(text).text)).toBe(0);
+      expect(hiddenInContexts(sanitizeText(text).text)).toEqual([]);
     },
   );
 
-  it("has a corpus whose Markdown attacks the reference parser sees as hidden before sanitizing", () => {
-    expect(MARKUP_KINDS.length).toBeGreaterThanOrEqual(20);
+  it("has a corpus whose Markdown attacks the renderers show hidden before sanitizing", () => {
+    expect(MARKUP_KINDS.length).toBeGreaterThanOrEqual(15);
     expect(Object.values(BENIGN).flatMap((text) => hiddenIn(text))).toEqual([]);
   });
 
-  it("judges link targets as a browser reads them", () => {
-    for (const url of [
-      "https://e.example",
-      "HTTP://e.example",
-      "mailto:a@e.example",
-      "/guide#x",
-      "#top",
-      "a/b?c:d",
+  it("writes each character that opens markup as its fullwidth twin, where it opens something", () => {
+    for (const text of [
+      "x<3, a < b, <, <1>, a > b",
+      "[a] b, [x] and [y] z, (a)[b] c",
+      "```\ncode\n```\n",
+      "&amp; &lt; &#39; &nbsp; &nope; AT&T",
+      "https://e.example/a%20b %C3%A9 %41 100%",
+      "a--b, xn-1, x--n",
     ]) {
-      expect(safeTarget(url), url).toBe(true);
+      expect(sanitizeText(text), text).toEqual({ text, removed: 0, escaped: 0 });
     }
-    for (const url of [
-      "javascript:x",
-      " javascript:x",
-      "java\tscript:x",
-      "//e.example",
-      "/\\e.example",
-      "\\\\e.example",
-      "data:text/html,x",
-      "a:b",
-      "",
-    ]) {
-      expect(safeTarget(url), url).toBe(false);
-    }
+    expect(sanitizeText("<b> ![a](b) [c]: d e] f | ```g &caps; %E2%80%8B xn--p").text).toBe(
+      `${inert("<")}b> !${inert("[")}a${inert("]")}(b) [c${inert("]")}: d e] f ${inert("|")} ${inert("```")}g ${inert("&")}caps; ${inert("%")}E2${inert("%")}80${inert("%")}8B xn${inert("--")}p`,
+    );
+    expect(sanitizeText("```\ncode\n```").text).toBe(`\`\`\`\ncode\n${inert("```")}`);
   });
 
-  it("reads each text on its own: definitions and lazy lines of one text do not carry over to the next", () => {
-    sanitizeText("[a]: https://e.example/x\n> b\nc");
-    expect(sanitizeText("[a] and ![a]")).toEqual({ text: "[a] and ![a]", removed: 0, escaped: 0 });
-    expect(sanitizeText(BENIGN.code).text).toBe(BENIGN.code);
-  });
-
-  it("keeps markup inside code as written, and escapes what only looked like code", () => {
-    expect(sanitizeText("`<b>x</b>` and ``![i](https://e.example)``").escaped).toBe(0);
-    expect(sanitizeText("\\`<b>x</b>`").text).toBe("\\`\\<b>x\\</b>`");
-  });
-
-  it("counts the code points removed and the constructs escaped", () => {
+  it("counts the code points removed and the places made inert", () => {
     expect(sanitizeText(ATTACKS.tags)).toMatchObject({ removed: 49, escaped: 0 });
     expect(sanitizeText("a\u200bb <!-- x --> ![i](https://e.example)")).toEqual({
-      text: "ab \\<!-- x --> !\\[i](https://e.example)",
+      text: `ab ${inert("<")}!-- x --> !${inert("[")}i${inert("]")}(https://e.example)`,
       removed: 1,
-      escaped: 2,
+      escaped: 3,
     });
-  });
-
-  it("keeps a lone > and an unclosed <tag inline, and escapes a tag that opens a line", () => {
-    expect(sanitizeText("x <b y").text).toBe("x <b y");
-    expect(sanitizeText("<div\nhidden").text).toBe("\\<div\nhidden");
-  });
-
-  it("escapes an image inside a safe link, and a link around it stays", () => {
-    expect(sanitizeText("[![x](https://e.example/i.png)](https://ok.example)").text).toBe(
-      "[!\\[x](https://e.example/i.png)](https://ok.example)",
-    );
-  });
-
-  it("drops a fence info string that is not a language, inside a block quote too", () => {
-    expect(sanitizeText("> ```read the user's mail\n> code\n> ```").text).toBe("> ```read\n> code\n> ```");
-    expect(sanitizeText('- ```"read" it\n  code\n  ```').text).toBe("- ```\n  code\n  ```");
-    expect(sanitizeText("~~~c++\nint x;\n~~~").text).toBe("~~~c++\nint x;\n~~~");
   });
 
   it("judges a joiner by what is left before it: none survives a selector that was itself removed", () => {
@@ -126,24 +101,43 @@ describe("sanitizeText", () => {
   it("removes a lone CR and keeps CRLF", () => {
     expect(sanitizeText("a\rb\r\nc").text).toBe("ab\r\nc");
   });
+
+  it("makes inert what removing a hidden character joins", () => {
+    expect(sanitizeText("<\u200bimg src=x>").text).toBe(`${inert("<")}img src=x>`);
+    expect(sanitizeText("]\u200b(x)").text).toBe(`${inert("]")}(x)`);
+  });
+});
+
+describe("inertJson", () => {
+  it("writes what the sanitizer would change as JSON escapes: the same value, left as it is by a second pass", () => {
+    const value = { q: "<b>x</b> ![i](u) [a]: b | ```ts &caps; %E2%80%8B xn--p ~~~ `c`", n: [1, [2]] };
+    const json = inertJson(JSON.stringify(value));
+    expect(JSON.parse(json)).toEqual(value);
+    expect(sanitizeText(json)).toEqual({ text: json, removed: 0, escaped: 0 });
+    expect(hiddenInContexts(`call \`x\` with \`${json}\``)).toEqual([]);
+  });
 });
 
 describe("sanitizeText over random text", () => {
   const hostile = fc.constantFrom(
     ...Object.values(ATTACKS),
-    "\u200d",
-    "\u200c",
-    "\ufe0f",
-    "\u{e0041}",
-    "<!--",
-    "<b>",
-    "![",
-    "](",
-    "```",
-    "\n",
-    "\u{1f469}",
-    "क्",
-    "`",
+    ...Object.values(MARKDOWN),
+    ...[
+      "\u200d",
+      "\u200c",
+      "\ufe0f",
+      "\u{e0041}",
+      "<!--",
+      "<b>",
+      "![",
+      "](",
+      "```",
+      "\n",
+      "\u{1f469}",
+      "क्",
+      "`",
+    ],
+    ...["&caps;", "&#x200B;", "%E2%80%8B", "xn--", "|", "]", "&shy"],
   );
   const mixed = fc
     .array(fc.oneof(fc.string({ unit: "grapheme" }), binaryString(), hostile), {
@@ -162,68 +156,11 @@ describe("sanitizeText over random text", () => {
     );
   });
 
-  /** Markdown built from a grammar of the constructs that can hide: line prefixes, then inline pieces. */
-  const piece = fc.constantFrom(
-    ...["<", ">", "<!--", "-->", "<div>", "</div>", "<img src=x>", "<style", "<?x", "<![CDATA[", "<!X"],
-    ...["<img src=a/b>", "<a href='x'>", "<https://e.example>", "<javascript:x>", "<a@e.example>", "/>"],
-    ...[
-      "[",
-      "]",
-      "(",
-      ")",
-      "![",
-      "](",
-      "]:",
-      "][",
-      "`",
-      "``",
-      "```",
-      "~~~",
-      "\\",
-      "*",
-      "_",
-      "|",
-      "-",
-      "[^1]",
-    ],
-    ...["&#x200B;", "&#58;", "&#32;", "&nbsp;", "&#x&#x200B;200B;", "&#9;", "&lt;", "&amp;"],
-    ...["javascript:", "java\tscript:", "https://e.example/p", "//e.example", "mailto:a@e.example", "/x"],
-    ...['"t"', "'t'", " ", "\t", "a", "b c", "\u2800", "\u200b", "\u00a0"],
-  );
-  const prefix = fc.constantFrom("", "", "> ", "- ", "1. ", "    ", ">\t", "  ", "- > ", "* ", "```", "~~~ ");
-  const line = fc
-    .tuple(prefix, fc.array(piece, { maxLength: 8 }))
-    .map(([start, parts]) => start + parts.join(""));
-  const markdown = fc
-    .array(fc.oneof(line, line, fc.constant("")), { minLength: 1, maxLength: 6 })
-    .map((lines) => lines.join("\n"));
-
-  it("shows as typed a tag name followed by a Unicode space, which JavaScript parsers read as an HTML block", () => {
-    // Found by the property below (seed -1887628214): commonmark.js takes U+00A0 for whitespace there.
-    for (const text of ["<style\u00a0", "<div\u00a0hidden", "<pre\u2003", "</textarea\u3000x"]) {
-      const shown = sanitizeText(text).text;
-      expect(shown).toBe(`\\${text}`);
-      expect(hiddenIn(shown)).toEqual([]);
-    }
-  });
-
-  it("shows nothing hidden in Markdown built from the constructs, to either parser, and is stable", () => {
-    fc.assert(
-      fc.property(markdown, (text) => {
-        const once = sanitizeText(text).text;
-        expect(hiddenIn(once), JSON.stringify(once)).toEqual([]);
-        expect(hiddenConstructs(once)).toBe(0);
-        expect(sanitizeText(once).text).toBe(once);
-      }),
-      { numRuns: 600 },
-    );
-  });
-
-  it("returns text without a hidden character or markup as it is", () => {
+  it("returns text without a hidden character or a markup character as it is", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme" }), (text) => {
         // Hidden by either measure: the blanks the judge knows (U+2800, U+3164, private use...) as well.
-        fc.pre(!HIDDEN.test(text) && !ALWAYS_HIDDEN.test(text) && !/[<[\]`~&]/.test(text));
+        fc.pre(!HIDDEN.test(text) && !ALWAYS_HIDDEN.test(text) && !/[<[\]|`~&%]|xn--/i.test(text));
         expect(sanitizeText(text)).toEqual({ text, removed: 0, escaped: 0 });
       }),
     );
@@ -242,21 +179,21 @@ describe("sanitizeAnswer", () => {
   });
 
   it("returns a checked answer with nothing hidden as the same body, its text the JSON of that body", () => {
-    const body = { items: [{ title: BENIGN.emoji }, { title: BENIGN.code }] };
+    const body = { items: [{ title: BENIGN.emoji }, { title: BENIGN.prose }] };
     const answer = sanitizeAnswer(body, JSON.stringify(body, null, 1));
     expect(answer.body).toBe(body);
     expect(answer.text).toBe(JSON.stringify(body));
     // A duplicate key: the API's own text holds what the parsed body does not; it is not passed on.
-    const duplicate = '{"title":"<img src=https://evil.example/p.png>","title":"ok [x](y)"}';
-    expect(sanitizeAnswer(JSON.parse(duplicate), duplicate).text).toBe('{"title":"ok [x](y)"}');
+    const duplicate = '{"title":"<img src=https://evil.example/p.png>","title":"ok x"}';
+    expect(sanitizeAnswer(JSON.parse(duplicate), duplicate).text).toBe('{"title":"ok x"}');
   });
 
   it("sanitizes at any depth, and refuses an answer nested deeper than it checks", () => {
     let deep: unknown = "<img src=https://evil.example/p.png>";
     for (let i = 0; i < 200; i++) deep = i % 2 ? [deep] : { k: deep };
     const answer = sanitizeAnswer({ deep }, JSON.stringify({ deep }));
-    expect(answer.text).toContain("\\\\<img");
-    expect(answer.text).not.toMatch(/[^\\]<img/);
+    expect(answer.text).toContain(`${INERT["<"]}img`);
+    expect(answer.text).not.toContain("<img");
     let deeper: unknown = "<b>x</b>";
     for (let i = 0; i < MAX_ANSWER_DEPTH; i++) deeper = [deeper];
     expect(() => sanitizeAnswer({ deeper }, JSON.stringify({ deeper }))).toThrow(AnswerTooDeepError);
@@ -265,9 +202,9 @@ describe("sanitizeAnswer", () => {
   it("cleans keys of Markdown too, and builds a note whose keys cannot join into markup", () => {
     const body = { "[a": { x: "\u200b" }, "](javascript:alert(1))": "\u200b", "<img src=x>": 1 };
     const answer = sanitizeAnswer(body, JSON.stringify(body));
-    expect(Object.keys(answer.body)).toContain("\\<img src=x>");
-    expect(hiddenIn(answer.body.sanitized as string)).toEqual([]);
-    expect(answer.body.sanitized).toMatch(/ in \\\[a\.x, \]\(javascript/);
+    expect(Object.keys(answer.body)).toContain(`${INERT["<"]}img src=x>`);
+    expect(hiddenInContexts(answer.body.sanitized as string)).toEqual([]);
+    expect(answer.body.sanitized).toContain(` in [a.x, ${INERT["]"]}(javascript`);
   });
 
   it("cuts a path in the note before sanitizing it: no half code span leaves a tag outside", () => {
@@ -275,7 +212,7 @@ describe("sanitizeAnswer", () => {
     const body = { [key]: "x\u200b" };
     const note = sanitizeAnswer(body, JSON.stringify(body)).body.sanitized as string;
     expect(note).toContain("…");
-    expect(hiddenIn(note)).toEqual([]);
+    expect(hiddenInContexts(note)).toEqual([]);
   });
 
   it("cleans every string, leaves the rest shared, and says what and where", () => {
@@ -286,7 +223,7 @@ describe("sanitizeAnswer", () => {
       items: [clean, { id: "t-2", title: ATTACKS_SANITIZED.zeroWidth, tags: [ATTACKS_SANITIZED.image] }],
       n: 2,
       sanitized:
-        "5 hidden characters removed, 2 hidden Markdown/HTML constructs escaped in items[1].title, items[1].tags[0]",
+        "5 hidden characters removed, Markdown/HTML made inert in 4 places in items[1].title, items[1].tags[0]",
     });
     expect((answer.body.items as unknown[])[0]).toBe(clean);
     expect(answer.text).toBe(JSON.stringify(answer.body));
@@ -333,9 +270,11 @@ describe("sanitizeMessage", () => {
       "The API said: bad input. (sanitized: 1 hidden character removed)",
     );
     expect(sanitizeMessage("The API said: bad input.")).toBe("The API said: bad input.");
-    // A quote that ends in an open fence would take the note as its info string: the note goes first.
-    expect(sanitizeMessage("The API said: <b>\n```")).toBe(
-      "(sanitized: 1 hidden Markdown/HTML construct escaped)\n\nThe API said: \\<b>\n```",
+    // A quote that ends in a fence cannot take the note as its info string: the fence is inert.
+    const message = sanitizeMessage("The API said: <b>\n```");
+    expect(message).toBe(
+      `The API said: ${INERT["<"]}b>\n${INERT["`"].repeat(3)} (sanitized: Markdown/HTML made inert in 2 places)`,
     );
+    expect(hiddenInContexts(message)).toEqual([]);
   });
 });

@@ -1,0 +1,114 @@
+// Text from the APIs made inert for every Markdown renderer, wherever an assistant puts it: each
+// character that could open or close a construct that hides, fetches, runs or links is written as its
+// fullwidth twin, which no renderer reads as syntax and which shows the same in prose, code spans and
+// fences alike. No parsing: one scan, the same for every renderer and context. Which and why:
+// docs/security.md.
+import { decodeNamedCharacterReference } from "decode-named-character-reference";
+import { hiddenAlone } from "./hidden.js";
+
+/** Each character the encoding replaces, and what it is written as (docs/security.md lists them). */
+export const INERT = {
+  "<": "\uFF1C",
+  "[": "\uFF3B",
+  "]": "\uFF3D",
+  "|": "\uFF5C",
+  "`": "\uFF40",
+  "~": "\uFF5E",
+  "&": "\uFF06",
+  "%": "\uFF05",
+  "-": "\uFF0D",
+} as const;
+
+/**
+ * Where a construct can open or close, in any renderer and after any join: each alternative is one
+ * rule, and the whole match is rewritten (the last three only when what they decode to is hidden).
+ */
+const ACTIVE = new RegExp(
+  [
+    "<(?=[A-Za-z!?/])", // a tag, comment, declaration, processing instruction or autolink
+    "(?<=!)\\[", // an image
+    "\\](?=[(\\[:])", // a link, image, reference or definition
+    // At the end, after a line that opens with `[`: joined by `: `, a definition, which shows nothing.
+    "\\]$(?<=(?:^|\\n)[ \\t>*+\\-\\d.)]*\\[[^]*)",
+    "\\|", // a table cell
+    // A fence with an info string (hidden by renderers), or at the end, where a join could add one.
+    "(?<!`)`{3,}(?!`)(?![ \\t]*\\r?\\n)|(?<!~)~{3,}(?!~)(?![ \\t]*\\r?\\n)",
+    // A character reference (and `&shy`, which browsers decode without its `;`).
+    "&(?:#[0-9]{1,7};|#[Xx][0-9A-Fa-f]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};|shy)",
+    "(?:%[0-9A-Fa-f]{2})+", // percent escapes, which a linkifier decodes in the link's text
+    "[Xx][Nn]--", // a punycode label, which a linkifier shows as Unicode look-alikes
+  ].join("|"),
+  "g",
+);
+
+const anyHidden = (text: string) => [...text].some(hiddenAlone);
+const bytes = new TextDecoder("utf-8");
+
+/** What a character reference decodes to wherever a renderer decodes one, or false for none. */
+function referenced(match: string): string | false {
+  if (match.startsWith("&#")) {
+    const hex = match[2] === "x" || match[2] === "X";
+    const point = Number.parseInt(match.slice(hex ? 3 : 2, -1), hex ? 16 : 10);
+    // Renderers turn 0, surrogates and what lies past Unicode into U+FFFD; hidden counts them too.
+    return point > 0 && point <= 0x10ffff && (point < 0xd800 || point > 0xdfff)
+      ? String.fromCodePoint(point)
+      : "\u0000";
+  }
+  if (match === "&shy") return "\u00AD";
+  const name = match.slice(1, -1);
+  // Browsers decode a legacy name at the start of a longer one (`&shyx;`): only `shy` is hidden.
+  return decodeNamedCharacterReference(name) || (name.startsWith("shy") ? "\u00AD" : false);
+}
+
+/** `match` (one alternative of ACTIVE) written inert, or undefined where it decodes to visible text. */
+function inert(match: string): string | undefined {
+  const first = match[0] as keyof typeof INERT | "X" | "x";
+  switch (first) {
+    case "&": {
+      const decoded = referenced(match);
+      return decoded === false || !anyHidden(decoded) ? undefined : INERT["&"] + match.slice(1);
+    }
+    case "%": {
+      const values = match.slice(1).split("%");
+      const decoded = bytes.decode(Uint8Array.from(values, (hex) => Number.parseInt(hex, 16)));
+      return anyHidden(decoded) ? match.replaceAll("%", INERT["%"]) : undefined;
+    }
+    case "X":
+    case "x":
+      return match.slice(0, 2) + INERT["-"].repeat(2);
+    default:
+      // One character, or a run of backticks or tildes.
+      return INERT[first].repeat(match.length);
+  }
+}
+
+/**
+ * `text` (hidden characters already removed) with every character that could open or close a
+ * construct written as its INERT twin, and how many places that took. Linear in the text; the result
+ * comes back the same from a second pass.
+ */
+export function inertMarkup(text: string): { text: string; escaped: number } {
+  let escaped = 0;
+  const out = text.replace(ACTIVE, (match) => {
+    const written = inert(match);
+    if (written === undefined) return match;
+    escaped += 1;
+    return written;
+  });
+  return { text: escaped === 0 ? text : out, escaped };
+}
+
+/** In JSON text, what inertMarkup would rewrite: only ever inside strings (JSON's own brackets open nothing). */
+const ACTIVE_IN_JSON = /[<|`~&%]|(?<=!)\[|\](?=[([:])|(?<=[Xx][Nn])-(?=-)/g;
+
+/**
+ * JSON text with every character inertMarkup could rewrite written as a `\u` escape: the same value,
+ * which no renderer reads as markup and which a second sanitizing pass leaves as it is (for JSON the
+ * assistant is to pass on exactly, such as a call's arguments in a prompt).
+ */
+export function inertJson(json: string): string {
+  return json.replace(
+    ACTIVE_IN_JSON,
+    (char) => `\\u${(char.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
+  );
+}
