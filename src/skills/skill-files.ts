@@ -1,5 +1,5 @@
 // The skills' files, generated from the workflows of src/prompts/workflows.ts (the prompts' own data, so
-// the two cannot drift): each workflow's steps with their slots left as <names>, and a short guide to
+// the two cannot drift): each workflow's steps with their slots left as {names}, and a short guide to
 // reading the analytics API, from its spec.
 import { codeSpan, visibleJson } from "../prompts/shown.js";
 import { fill, type Slot, type Workflow, type WorkflowStep } from "../prompts/workflows.js";
@@ -13,14 +13,14 @@ export interface SkillFilesOf {
 
 /** Slots as a skill shows them: placeholders the assistant fills in. */
 const PLACEHOLDERS: Partial<Record<Slot, string | string[]>> = {
-  project_id: "<project_id>",
-  project_url: "<project_url>",
-  start_date: "<start_date>",
-  end_date: "<end_date>",
-  comparison_start_date: "<comparison_start_date>",
-  comparison_end_date: "<comparison_end_date>",
-  competitor: ["<competitor>"],
-  model: "<model>",
+  project_id: "{project_id}",
+  project_url: "{project_url}",
+  start_date: "{start_date}",
+  end_date: "{end_date}",
+  comparison_start_date: "{comparison_start_date}",
+  comparison_end_date: "{comparison_end_date}",
+  competitor: ["{competitor}"],
+  model: "{model}",
 };
 
 /** Skill names: lowercase letters, digits and single hyphens (the Agent Skills rules). */
@@ -36,36 +36,35 @@ const usesTopic = (workflow: Workflow) => workflow.arguments.some((argument) => 
 
 function stepLine(step: WorkflowStep, index: number): string {
   const args = fill(step.args, PLACEHOLDERS);
-  const purpose = step.purpose.replace("{model}", "<model>");
   const each = step.perModel
-    ? ` Once per model \`geo_models\` lists for the project (${json({ project_id: "<project_id>" })}), its name as <model>:`
+    ? ` Once per model \`geo_models\` lists for the project (${json({ project_id: "{project_id}" })}), its name as {model}:`
     : "";
-  return `${index + 2}.${each} ${purpose} call \`${step.tool}\` with ${json(args)}`;
+  return `${index + 2}.${each} ${step.purpose} call \`${step.tool}\` with ${json(args)}`;
 }
 
 function slotsText(workflow: Workflow): string[] {
   const lines = [
-    `- <project_id>, <project_url>: the project's \`id\` and \`url\` from \`geo_projects\`, called with ${json({})}.`,
+    `- {project_id}, {project_url}: the project's \`id\` and \`url\` from \`geo_projects\`, called with ${json({})}.`,
   ];
   const fallback = workflow.defaultPeriod ? `; when the person names none, ${workflow.defaultPeriod}` : "";
   if (workflow.arguments.some((argument) => argument.name === "period")) {
     lines.push(
-      `- <start_date>, <end_date>: the period (UTC): start as \`YYYY-MM-DDT00:00:00Z\`, end as the last day \`YYYY-MM-DD\`${fallback}.${workflow.defaultPeriod ? "" : " Without a period, leave both out: the API then covers all the data there is."}`,
+      `- {start_date}, {end_date}: the period (UTC): start as \`YYYY-MM-DDT00:00:00Z\`, end as the last day \`YYYY-MM-DD\`${fallback}.${workflow.defaultPeriod ? "" : " Without a period, leave both out: the API then covers all the data there is."}`,
     );
   }
   if (workflow.compares) {
     lines.push(
-      "- <comparison_start_date>, <comparison_end_date>: a range of the same length ending the day before <start_date>, written the same way.",
+      "- {comparison_start_date}, {comparison_end_date}: a range of the same length ending the day before {start_date}, written the same way.",
     );
   }
   if (workflow.arguments.some((argument) => argument.name === "competitors")) {
     lines.push(
-      "- <competitor>: each competitor's website as `geo_websites` names it, one condition per competitor (at most three).",
+      "- {competitor}: each competitor's website as `geo_websites` names it, one condition per competitor (at most three).",
     );
   }
   if (usesTopic(workflow)) {
     lines.push(
-      `- A topic (optional): add ${json({ topics: { items: [{ operator: "is", value: "<topic>" }] } })} to the \`filters\` of each call that has or can have them, <topic> as \`geo_topics\` names it.`,
+      `- A topic (optional): add ${json({ topics: { items: [{ operator: "is", value: "{topic}" }] } })} to the \`filters\` of each call that has or can have them, {topic} as \`geo_topics\` names it.`,
     );
   }
   return lines;
@@ -112,9 +111,9 @@ const GUIDE = `# Reading the geo_ tools
 
 ## The comparison range
 - \`comparison_start_date\` and \`comparison_end_date\` come together (or \`previous_from\`/\`previous_to\`).
-  Every measure is then computed over that past range too, and each row carries \`previous_<measure>\`.
-- The concise answer adds, after each \`previous_<m>\`, \`<m>_change\` (m - previous_m) and
-  \`<m>_change_pct\` (the change over |previous_m|, in percent, rounded half away from zero to two
+  Every measure is then computed over that past range too, and each row carries \`previous_{measure}\`.
+- The concise answer adds, after each \`previous_{m}\`, \`{m}_change\` (m - previous_m) and
+  \`{m}_change_pct\` (the change over |previous_m|, in percent, rounded half away from zero to two
   decimals), computed exactly on the values as shown; \`null\` where the earlier value is missing, and the
   percentage \`null\` where it is zero. Use these; do not recompute them.
 

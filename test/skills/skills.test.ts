@@ -63,7 +63,7 @@ describe("skills", () => {
       const body = (await skills.read(entry as NonNullable<typeof entry>)).body ?? "";
       const calls = callsIn(body);
       expect(calls.map((call) => call.tool)).toEqual(workflow.steps.map((step) => step.tool));
-      for (const call of calls) expect(call.args.project_id).toBe("<project_id>");
+      for (const call of calls) expect(call.args.project_id).toBe("{project_id}");
     }
   });
 
