@@ -62,6 +62,13 @@ const ROWS: [Mode, string, Lines, keyof typeof ANSWERS][] = [
   ["token", "the shared token and a blank X-API-KEY", [bearer(SHARED), key(NBSP)], "env"],
   ["token", "the shared token and a malformed X-API-KEY", [bearer(SHARED), key("a\u0001b")], "400"],
   ["token", "the shared token and X-API-KEY twice", [bearer(SHARED), key(USER_KEY), key(USER_KEY)], "400"],
+  // Trimmed by stepping in from each end: a long blank run costs no more than its length.
+  [
+    "token",
+    "the shared token and X-API-KEY of a long tab run and a raw 0xA0",
+    [bearer(SHARED), key(`x${"\t".repeat(12_000)}x\xa0`)],
+    "400",
+  ],
   ["token", "Authorization twice", [bearer(SHARED), bearer(SHARED)], "realm"],
   ["token", "a wrong token", [bearer("not-the-token")], "realm"],
   ["token", "the token in another scheme", [["authorization", `Basic ${SHARED}`]], "realm"],
@@ -211,6 +218,17 @@ describe.each([MODERN, LEGACY])("which key a request uses, %s", (era) => {
     for (const [, value] of sent) if (value.length > 8) expect(response.text).not.toContain(value.trim());
     expect(server.sandbox.requests).toEqual([]);
   });
+});
+
+it("a request carrying Host twice is refused before anything is read of it (RFC 9112 §3.2)", async () => {
+  const server = servers.get("token") as OAuthHarness;
+  server.sandbox.requests.length = 0;
+  const response = await post(server.url, [["host", "other.example"], bearer(SHARED)], modernWhoami());
+  expect(response.status).toBe(400);
+  expect(JSON.parse(response.text).error.message).toBe(
+    "Bad Request: the request carries Host more than once",
+  );
+  expect(server.sandbox.requests).toEqual([]);
 });
 
 describe("the audit line names who wrote", () => {

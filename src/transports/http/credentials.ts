@@ -24,8 +24,7 @@ export type Who =
 type Presented = { state: "absent" } | { state: "malformed" } | { state: "given"; value: string };
 
 /** Trimmed from both ends: every Unicode space, control, format and default-ignorable character. */
-const EDGES =
-  /^[\p{White_Space}\p{Z}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]+|[\p{White_Space}\p{Z}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]+$/gu;
+const EDGE = /^[\p{White_Space}\p{Z}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]$/u;
 /** What a credential may hold once trimmed: visible ASCII only (keys and tokens are; nothing else is a credential). */
 const VISIBLE = /^[\x21-\x7e]+$/;
 /** Header bytes at or above 0x80: Node reads them as latin-1, so they are read again as the UTF-8 a client sent. */
@@ -58,7 +57,20 @@ function normalized(raw: string): string {
       // Not UTF-8: the latin-1 reading stands.
     }
   }
-  return text.replace(EDGES, "");
+  return trimEdges(text);
+}
+
+/**
+ * `text` without blank or invisible characters at either end, stepping in one code point at a time: a
+ * regular expression anchored at the end would be tried again at every position of a long blank run.
+ */
+function trimEdges(text: string): string {
+  const points = Array.from(text);
+  let start = 0;
+  let end = points.length;
+  while (start < end && EDGE.test(points[start] as string)) start++;
+  while (end > start && EDGE.test(points[end - 1] as string)) end--;
+  return points.slice(start, end).join("");
 }
 
 function presented(req: IncomingMessage, name: "authorization" | "x-api-key"): Presented {

@@ -53,6 +53,12 @@ export interface RequestGuards {
   corsHeaders(req: IncomingMessage): OutgoingHttpHeaders;
 }
 
+function hostLines(req: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === "host") count++;
+  return count;
+}
+
 export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "corsOrigins">) {
   const allowedHosts = new Set([...LOOPBACK_NAMES, ...http.allowedHosts.map((name) => name.toLowerCase())]);
   const corsOrigins = new Set(http.corsOrigins);
@@ -71,6 +77,14 @@ export function createGuards(http: Pick<HttpSettings, "allowedHosts" | "corsOrig
   };
 
   const checkHost = (req: IncomingMessage) => {
+    // Node keeps the first of two Host lines: a request that sends two is refused (RFC 9112 §3.2).
+    if (hostLines(req) > 1) {
+      throw new HttpProblem(
+        400,
+        RpcCode.invalidRequest,
+        "Bad Request: the request carries Host more than once",
+      );
+    }
     const host = req.headers.host;
     if (!host || !hostAllowed(host)) {
       throw refuse(`Forbidden: Host "${excerpt(host ?? "")}" is not allowed (see --allowed-hosts)`);
