@@ -151,7 +151,8 @@ function isSubsequence(expected: string, shown: string): boolean {
 function judgeHtml(html: string, source: string, ownHref?: string): string[] {
   const found: string[] = [];
   let shown = "";
-  const visit = (node: Parse5Node, parent: string) => {
+  // A task list's checkbox sits in its item, or in the item's paragraph when the list is loose.
+  const visit = (node: Parse5Node, inItem: boolean) => {
     if (node.nodeName === "#text" && "value" in node) {
       if (hasUnseen(node.value)) found.push(`invisible character in ${JSON.stringify(node.value)}`);
       shown += node.value;
@@ -164,7 +165,7 @@ function judgeHtml(html: string, source: string, ownHref?: string): string[] {
     if (!("childNodes" in node)) return;
     if ("tagName" in node) {
       const tag = node.tagName;
-      if (!FORMATTING.has(tag) && tag !== "a" && !(tag === "input" && parent === "li"))
+      if (!FORMATTING.has(tag) && tag !== "a" && !(tag === "input" && inItem))
         found.push(`element <${tag}>`);
       for (const { name, value } of node.attrs) {
         if (tag === "a" && name === "href") continue;
@@ -179,9 +180,10 @@ function judgeHtml(html: string, source: string, ownHref?: string): string[] {
           found.push(`link ${JSON.stringify(text)} to ${JSON.stringify(href)}`);
       }
     }
-    for (const child of node.childNodes) visit(child, "tagName" in node ? node.tagName : parent);
+    const item = inItem || ("tagName" in node && node.tagName === "li");
+    for (const child of node.childNodes) visit(child, item);
   };
-  visit(parseFragment(html), "");
+  visit(parseFragment(html), false);
   // The wrapping link's own target is not text of the source.
   const own = ownHref === undefined ? source : source.replace(`](${ownHref})`, "]");
   // A character reference shows as what it decodes to (or as typed, in code): its name need not show.
