@@ -320,6 +320,18 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       ),
     );
 
+  /** The one answer of a race that won (the others refused with 400), its access token refused by both replicas. */
+  async function onlyWinner(answers: { status: number; body?: Record<string, unknown> }[]): Promise<Tokens> {
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
+    const winner = won[0]!.body as unknown as Tokens;
+    for (const url of [first.mcpUrl, second.mcpUrl]) {
+      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
+    }
+    return winner;
+  }
+
   /** A whole consent through nginx: the flow and the code, not yet exchanged. */
   async function consentedCode(): Promise<{ flow: HandFlow; code: string }> {
     const flow = await startFlow(set.front);
@@ -330,13 +342,7 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
   it(`${RACERS} exchanges of one code at once across both replicas: exactly one wins, and the grant is revoked`, async () => {
     const { flow, code } = await consentedCode();
     const answers = await splitAcross(RACERS, (replica) => exchangeAt(originOf(replica), flow, code));
-    const won = answers.filter((answer) => answer.status === 200);
-    expect(won).toHaveLength(1);
-    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
-    const winner = won[0]!.body as unknown as Tokens;
-    for (const url of [first.mcpUrl, second.mcpUrl]) {
-      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
-    }
+    const winner = await onlyWinner(answers);
     expect((await refreshAt(originOf(second), flow.clientId, winner.refresh_token)).status).toBe(400);
     // Every loser found the code spent (none found it merely unknown), and revoked the winner's grant.
     const codeRefusals = () =>
@@ -353,13 +359,7 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     const answers = await splitAcross(RACERS, (replica) =>
       refreshAt(originOf(replica), flow.clientId, signedIn.refresh_token),
     );
-    const won = answers.filter((answer) => answer.status === 200);
-    expect(won).toHaveLength(1);
-    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
-    const winner = won[0]!.body as unknown as Tokens;
-    for (const url of [first.mcpUrl, second.mcpUrl]) {
-      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
-    }
+    await onlyWinner(answers);
     expect(await eventually(() => auditsOf("refresh_reuse", flow.clientId).length > 0)).toBe(true);
   });
 
