@@ -9,50 +9,27 @@ import { measureFigures } from "./figures.mjs";
 
 const ROOT = new URL("../", import.meta.url);
 
+/** The modules the docs are made from, by the name the generator knows each by: its path under src/. */
+const MODULES = {
+  register: "tools/register.js",
+  answers: "tools/answers.js",
+  errors: "tools/errors.js",
+  clientErrors: "clients/errors.js",
+  config: "config/settings.js",
+  retry: "clients/retry.js",
+  contextCost: "build/context-cost.js",
+  selection: "tools/selection.js",
+  schemas: "tools/schemas.js",
+  tokens: "tools/tokens.js",
+  prompts: "prompts/definitions.js",
+  workflowExamples: "build/workflow-examples.js",
+};
+
 /** The modules the docs are made from, from dist/ (this script) or src/ (the test). */
 export async function loadCode(dir) {
-  const load = (path) => import(new URL(`${dir}/${path}`, ROOT).href);
-  const [
-    register,
-    answers,
-    errors,
-    clientErrors,
-    config,
-    retry,
-    contextCost,
-    selection,
-    schemas,
-    tokens,
-    prompts,
-    workflowExamples,
-  ] = await Promise.all([
-    load("tools/register.js"),
-    load("tools/answers.js"),
-    load("tools/errors.js"),
-    load("clients/errors.js"),
-    load("config/settings.js"),
-    load("clients/retry.js"),
-    load("build/context-cost.js"),
-    load("tools/selection.js"),
-    load("tools/schemas.js"),
-    load("tools/tokens.js"),
-    load("prompts/definitions.js"),
-    load("build/workflow-examples.js"),
-  ]);
-  return {
-    register,
-    answers,
-    errors,
-    clientErrors,
-    config,
-    retry,
-    contextCost,
-    selection,
-    schemas,
-    tokens,
-    prompts,
-    workflowExamples,
-  };
+  const entries = Object.entries(MODULES);
+  const loaded = await Promise.all(entries.map(([, path]) => import(new URL(`${dir}/${path}`, ROOT).href)));
+  return Object.fromEntries(entries.map(([name], i) => [name, loaded[i]]));
 }
 
 // ---------------------------------------------------------------- markdown helpers

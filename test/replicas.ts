@@ -7,9 +7,10 @@ import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import type { Sandbox } from "../src/sandbox/index.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../src/sandbox/index.js";
 import { CLI, freePort } from "./helpers.js";
 import { eventually, rawRequest } from "./http-helpers.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
 
 const EXAMPLE = new URL("../deploy/nginx.conf", import.meta.url).pathname;
 
@@ -175,6 +176,41 @@ export async function startReplicaSet(options: ReplicaSetOptions): Promise<Repli
     throw error;
   }
   return { replicas, front, mcpUrl: `${front}/mcp`, close };
+}
+
+export interface SharedReplicas {
+  sandbox: Sandbox;
+  redis: RedisServer;
+  set: ReplicaSet;
+  /** Stops the set, then Redis, then the sandbox. */
+  close(): Promise<void>;
+}
+
+export interface SharedReplicasOptions extends Omit<ReplicaSetOptions, "sandbox" | "redisUrl"> {
+  sandbox?: SandboxOptions;
+  redis?: { password?: string };
+}
+
+/** A sandbox, one Redis and `count` replicas sharing it behind nginx; what started is stopped on a failure. */
+export async function startSharedReplicas(options: SharedReplicasOptions): Promise<SharedReplicas> {
+  const { sandbox: sandboxOptions, redis: redisOptions, ...setOptions } = options;
+  const sandbox = await startSandbox(sandboxOptions);
+  let redis: RedisServer | undefined;
+  try {
+    redis = await startRedisServer(redisOptions);
+    const set = await startReplicaSet({ ...setOptions, sandbox, redisUrl: redis.url });
+    const started = redis;
+    const close = async () => {
+      await set.close();
+      await started.close();
+      await sandbox.close();
+    };
+    return { sandbox, redis, set, close };
+  } catch (error) {
+    await redis?.close();
+    await sandbox.close();
+    throw error;
+  }
 }
 
 /** GET a replica's /readyz: its status and body. */

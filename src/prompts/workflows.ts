@@ -86,6 +86,29 @@ const CHARTS =
   "Show each answer as a chart (hosts with MCP Apps draw these tools' results in this server's report view; elsewhere, a table).";
 const RANGE = "Each answer's `range` says which dates it covers; say it with the findings.";
 
+// Steps more than one workflow makes, word for word.
+const PROMPTS_PER_TOPIC: WorkflowStep = {
+  purpose: "Prompts per topic:",
+  tool: "geo_topics",
+  args: {
+    project_id: "{project_id}",
+    ...COMPARED,
+    metrics: ["prompts_count"],
+    order_by: desc("prompts_count"),
+  },
+};
+const SELF_SENTIMENT_BY_MODEL: WorkflowStep = {
+  purpose: "Sentiment about the project's own website by model:",
+  tool: "geo_reports_sentiments",
+  args: {
+    project_id: "{project_id}",
+    ...COMPARED,
+    dimensions: ["model"],
+    measures: SENTIMENT_MEASURES,
+    website_type: "SELF",
+  },
+};
+
 const weeklyPulse: Workflow = {
   name: "weekly_pulse",
   title: "Weekly pulse",
@@ -116,27 +139,8 @@ const weeklyPulse: Workflow = {
         pagination: { limit: 20 },
       },
     },
-    {
-      purpose: "Prompts per topic:",
-      tool: "geo_topics",
-      args: {
-        project_id: "{project_id}",
-        ...COMPARED,
-        metrics: ["prompts_count"],
-        order_by: desc("prompts_count"),
-      },
-    },
-    {
-      purpose: "Sentiment about the project's own website by model:",
-      tool: "geo_reports_sentiments",
-      args: {
-        project_id: "{project_id}",
-        ...COMPARED,
-        dimensions: ["model"],
-        measures: SENTIMENT_MEASURES,
-        website_type: "SELF",
-      },
-    },
+    PROMPTS_PER_TOPIC,
+    SELF_SENTIMENT_BY_MODEL,
   ],
   closing: `${CHANGES} ${CHARTS} Then list the rows of all answers with the largest m_change_pct (by size, either sign; m_change where it is null), largest first, and say in a few sentences what moved. ${RANGE}`,
 };
@@ -170,17 +174,7 @@ const competitorComparison: Workflow = {
         },
       },
     },
-    {
-      purpose: "Sentiment about the project's own website by model:",
-      tool: "geo_reports_sentiments",
-      args: {
-        project_id: "{project_id}",
-        ...COMPARED,
-        dimensions: ["model"],
-        measures: SENTIMENT_MEASURES,
-        website_type: "SELF",
-      },
-    },
+    SELF_SENTIMENT_BY_MODEL,
   ],
   closing: `${CHANGES} ${CHARTS} Then set the project beside each competitor per model (who is mentioned more, who gained), and where the project's sentiment is weakest. ${RANGE}`,
 };
@@ -272,16 +266,7 @@ const topicByModel: Workflow = {
   compares: true,
   defaultPeriod: "last-30-days",
   steps: [
-    {
-      purpose: "Prompts per topic:",
-      tool: "geo_topics",
-      args: {
-        project_id: "{project_id}",
-        ...COMPARED,
-        metrics: ["prompts_count"],
-        order_by: desc("prompts_count"),
-      },
-    },
+    PROMPTS_PER_TOPIC,
     {
       purpose: "Sentiment about the project's own website by topic and model:",
       tool: "geo_reports_sentiments",

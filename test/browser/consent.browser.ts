@@ -5,27 +5,18 @@
 // browser back to the client with a code, the state and the issuer. Then the identity lines as a person
 // reads them, for a client with a metadata document, a registered one, a look-alike and a mixed-script
 // name (screenshots go to CONSENT_SCREENSHOT_DIR when it is set, to look at by eye).
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
-import { CLI, childEnv } from "../helpers.js";
 import { type OAuthHarness, startFlow, startMetadataHost, startOAuth } from "../oauth-harness.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-];
+import { launchChromium, spawnDemoServer } from "./chromium.js";
 
 let server: ChildProcess;
 let origin: string;
@@ -35,10 +26,7 @@ const received: URLSearchParams[] = [];
 let profile: string;
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0", "--oauth"], {
-    env: childEnv(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  server = spawnDemoServer(["--oauth"]);
   origin = new URL(await listeningUrl(server)).origin;
   callback = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -60,13 +48,7 @@ afterAll(async () => {
 });
 
 async function browser(colorScheme: "light" | "dark"): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(join(profile, colorScheme), {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    headless: true,
-    javaScriptEnabled: false,
-    colorScheme,
-  });
+  return launchChromium(join(profile, colorScheme), { javaScriptEnabled: false, colorScheme });
 }
 
 describe.each(["light", "dark"] as const)("the consent page, %s", (scheme) => {

@@ -5,38 +5,21 @@
 // change of range (or grouping, page, interval) is a new tools/call whose answer is drawn.
 // The README's three pictures are taken every run, into a temporary folder; REPORT_VIEW_SCREENSHOTS=docs
 // writes them over the committed ones.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type CallToolResult,
-  Client,
-  StreamableHTTPClientTransport,
-  type Tool,
-} from "@modelcontextprotocol/client";
-import { build } from "esbuild";
-import { type BrowserContext, chromium, type FrameLocator, type Page } from "playwright-core";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
+import type { BrowserContext, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPORT_VIEW_URI } from "../../src/views/report-view.js";
 import { nameOf, shortLabel } from "../../view/model.js";
 import { listeningUrl } from "../every-tool.js";
-import { CLI, childEnv } from "../helpers.js";
+import { hostPage, launchChromium, MIME, openHost, spawnDemoServer, viewClient } from "./chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const MIME = "text/html;profile=mcp-app";
+/** Beside the common flags: nothing the browser would fetch by itself (the test holds every request). */
+const EXTRA_CHROMIUM_ARGS = ["--disable-quic", "--disable-component-update", "--disable-sync"];
 
 /** What the host page (host/host.ts) offers the test, as seen from page.evaluate. */
 interface HostWindow {
@@ -148,58 +131,21 @@ const viewCalls: { name: string; arguments: Args; result: CallToolResult }[] = [
 const requested: string[] = [];
 const pageErrors: string[] = [];
 
-async function hostPage(): Promise<{ server: Server; url: string }> {
-  const bundle = await build({
-    entryPoints: [new URL("host/host.ts", import.meta.url).pathname],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-    logLevel: "warning",
-  });
-  const script = bundle.outputFiles[0]!.text;
-  const page = `<!doctype html><html><head><meta charset="utf-8"><title>host</title><style>body{margin:0;background:#888}body[data-theme=dark]{background:#111}iframe{border:0;width:900px;display:block}</style></head><body><script type="module" src="/host.js"></script></body></html>`;
-  const http = createServer((req, res) => {
-    const js = req.url === "/host.js";
-    res.writeHead(200, { "content-type": js ? "text/javascript" : "text/html" });
-    res.end(js ? script : page);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return { server: http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/` };
-}
-
 beforeAll(async () => {
-  server = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
-    env: childEnv({ MCP_RESPONSE_FORMAT: "concise" }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const url = await listeningUrl(server);
-  client = new Client(
-    { name: "browser-test-host", version: "1.0.0" },
-    { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  server = spawnDemoServer([], { MCP_RESPONSE_FORMAT: "concise" });
+  client = await viewClient(await listeningUrl(server));
   tools = (await client.listTools()).tools;
   const read = await client.readResource({ uri: REPORT_VIEW_URI });
   const content = read.contents[0] as { mimeType: string; text: string };
   expect(content.mimeType).toBe(MIME);
   html = content.text;
-  ({ server: hostServer, url: hostUrl } = await hostPage());
+  ({ server: hostServer, url: hostUrl } = await hostPage(
+    "body{margin:0;background:#888}body[data-theme=dark]{background:#111}",
+  ));
   profile = mkdtempSync(join(tmpdir(), "report-view-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    headless: true,
-    viewport: { width: 940, height: 900 },
-  });
+  context = await launchChromium(profile, { viewport: { width: 940, height: 900 } }, EXTRA_CHROMIUM_ARGS);
   context.on("request", (request) => requested.push(request.url()));
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  // An SVG attribute the browser cannot use (NaN) is a console error, not a page error.
-  page.on("console", (message) => {
-    if (message.type() === "error") pageErrors.push(message.text());
-  });
-  await page.exposeFunction("hostCallTool", async (params: { name: string; arguments?: Args }) => {
+  page = await openHost(context, hostUrl, pageErrors, async (params) => {
     const result = (await client.callTool({
       name: params.name,
       arguments: params.arguments,
@@ -207,8 +153,6 @@ beforeAll(async () => {
     viewCalls.push({ name: params.name, arguments: params.arguments ?? {}, result });
     return result;
   });
-  await page.goto(hostUrl);
-  await page.waitForFunction(() => typeof (globalThis as unknown as HostWindow).mountView === "function");
 });
 
 afterAll(async () => {

@@ -2,37 +2,20 @@
 // built server on --demo over HTTP, every call it asks for made as written, and each answer of a tool the
 // view draws mounted in the host page (host/host.ts): a chart with a mark per row. Where an answer carries
 // change columns, the view offers them as measures and draws the one chosen, a bar per row with a change.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type CallToolResult,
-  Client,
-  StreamableHTTPClientTransport,
-  type Tool,
-} from "@modelcontextprotocol/client";
-import { build } from "esbuild";
-import { type BrowserContext, chromium, type FrameLocator, type Page } from "playwright-core";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
+import type { BrowserContext, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKFLOWS } from "../../src/prompts/workflows.js";
 import { REPORT_VIEW_TOOLS, REPORT_VIEW_URI } from "../../src/views/report-view.js";
 import { nameOf } from "../../view/model.js";
 import { listeningUrl } from "../every-tool.js";
-import { CLI, childEnv } from "../helpers.js";
 import { callsIn, promptText, WORKFLOW_CASES } from "../prompts/prompt-helpers.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-];
-const MIME = "text/html;profile=mcp-app";
+import { hostPage, launchChromium, openHost, spawnDemoServer, viewClient } from "./chromium.js";
 
 interface HostWindow {
   mountView(options: unknown): Promise<void>;
@@ -49,57 +32,18 @@ let page: Page;
 let profile: string;
 const pageErrors: string[] = [];
 
-async function hostPage(): Promise<{ server: Server; url: string }> {
-  const bundle = await build({
-    entryPoints: [new URL("host/host.ts", import.meta.url).pathname],
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    write: false,
-    logLevel: "warning",
-  });
-  const script = bundle.outputFiles[0]?.text ?? "";
-  const page = `<!doctype html><html><head><meta charset="utf-8"><title>host</title><style>iframe{border:0;width:900px;display:block}</style></head><body><script type="module" src="/host.js"></script></body></html>`;
-  const http = createServer((req, res) => {
-    const js = req.url === "/host.js";
-    res.writeHead(200, { "content-type": js ? "text/javascript" : "text/html" });
-    res.end(js ? script : page);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return { server: http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/` };
-}
-
 beforeAll(async () => {
-  server = spawn(process.execPath, [CLI, "--demo", "--transport", "http", "--port", "0"], {
-    env: childEnv({ MCP_RESPONSE_FORMAT: "concise" }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  client = new Client(
-    { name: "browser-test-host", version: "1.0.0" },
-    { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(await listeningUrl(server))));
+  server = spawnDemoServer([], { MCP_RESPONSE_FORMAT: "concise" });
+  client = await viewClient(await listeningUrl(server));
   tools = (await client.listTools()).tools;
   html = ((await client.readResource({ uri: REPORT_VIEW_URI })).contents[0] as { text: string }).text;
   const host = await hostPage();
   hostServer = host.server;
   profile = mkdtempSync(join(tmpdir(), "workflows-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: ARGS,
-    headless: true,
-    viewport: { width: 940, height: 900 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") pageErrors.push(message.text());
-  });
-  await page.exposeFunction("hostCallTool", (params: { name: string; arguments?: Record<string, unknown> }) =>
+  context = await launchChromium(profile, { viewport: { width: 940, height: 900 } });
+  page = await openHost(context, host.url, pageErrors, (params) =>
     client.callTool({ name: params.name, arguments: params.arguments }),
   );
-  await page.goto(host.url);
-  await page.waitForFunction(() => typeof (globalThis as unknown as HostWindow).mountView === "function");
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // Replicas sharing a Redis (--redis-url, here as MCP_REDIS_URL with a password) behind nginx: each
 // connects to it and is ready; clients of both eras are served through nginx by both; while Redis is
 // down each replica says it is not ready and keeps answering the calls that need no shared state; none
-// logs the password. Tests of state shared across replicas build on startReplicaSet the same way.
+// logs the password. Tests of state shared across replicas build on startSharedReplicas the same way.
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
@@ -10,10 +10,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/sandbox/index.js";
 import { eventually } from "../http-helpers.js";
-import { type RedisServer, startRedisServer } from "../redis-server.js";
-import { type ReplicaSet, readiness, startReplicaSet } from "../replicas.js";
+import type { RedisServer } from "../redis-server.js";
+import { type ReplicaSet, readiness, type SharedReplicas, startSharedReplicas } from "../replicas.js";
 
 const PASSWORD = "replica-shared-redis-pass-81d0";
 
@@ -21,18 +21,18 @@ describe("two replicas sharing a Redis behind nginx", () => {
   let sandbox: Sandbox;
   let redis: RedisServer;
   let set: ReplicaSet;
+  let shared: SharedReplicas;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    redis = await startRedisServer({ password: PASSWORD });
-    set = await startReplicaSet({ count: 2, sandbox, redisUrl: redis.url, args: () => ["--stateless"] });
+    shared = await startSharedReplicas({
+      count: 2,
+      redis: { password: PASSWORD },
+      args: () => ["--stateless"],
+    });
+    ({ sandbox, redis, set } = shared);
   });
 
-  afterAll(async () => {
-    await set?.close();
-    await redis?.close();
-    await sandbox?.close();
-  });
+  afterAll(() => shared?.close());
 
   /** Both eras' clients, through nginx, with the sandbox's key; `calls` rounds of whoami and geo_projects. */
   async function callThroughNginx(calls: number): Promise<string[]> {

@@ -4,23 +4,18 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GrantCredentials, Scope } from "../../src/oauth/grant.js";
-import { Keyring, openAccessToken } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
-import { logLines } from "../log-capture.js";
 import {
   type ConsentPage,
   fieldOf,
-  type HandFlow,
   type OAuthHarness,
   openConsent,
   postConsent,
-  postForm,
   scopeFields,
   startFlow,
   startOAuth,
-  TEST_SECRET,
 } from "../oauth-harness.js";
+import { auditLines, granted } from "./consent-helpers.js";
 
 let server: OAuthHarness;
 beforeAll(async () => {
@@ -28,37 +23,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const auditLines = () =>
-  logLines()
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.message === "audit")
-    .map(({ time: _time, level: _level, message: _message, ...rest }) => rest);
-
 /** The key step posted with `fields` on `target`: the page of choices. */
 async function keyStep(target: OAuthHarness, page: ConsentPage, fields: Record<string, string>) {
   const answer = await postConsent(target.origin, page, { step: "key", ...fields });
   return { status: answer.status, html: await answer.text(), page };
-}
-
-/** Allows `scope` on a page of choices and exchanges the code: what the access token holds. */
-async function grantOf(
-  target: OAuthHarness,
-  flow: HandFlow,
-  choices: ConsentPage,
-  scope: Scope,
-): Promise<GrantCredentials> {
-  const allowed = await postConsent(target.origin, choices, { step: "allow", ...scopeFields([scope]) });
-  const code = new URL(allowed.headers.get("location") ?? "").searchParams.get("code") ?? "";
-  const exchanged = await postForm(`${target.origin}/token`, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: flow.redirectUri,
-    code_verifier: flow.verifier,
-    client_id: flow.clientId,
-  });
-  const audience = { issuer: target.origin, resource: `${target.origin}/mcp` };
-  return (await openAccessToken(new Keyring([TEST_SECRET]), audience, String(exchanged.body?.access_token)))
-    .credentials;
 }
 
 describe("a form posted from another site", () => {
@@ -178,7 +146,7 @@ describe("with one API set up", () => {
         const page = await openConsent(flow.authorizationUrl);
         const step = await keyStep(one, page, fields);
         expect([step.status, step.html.includes("The key was accepted.")]).toEqual([200, true]);
-        const grant = await grantOf(one, flow, { ...page, html: step.html }, scope);
+        const grant = await granted(one, flow, { ...page, html: step.html }, [scope]);
         expect([grant.workspaceApiKey, grant.analyticsApiKey]).toEqual([SANDBOX_API_KEY, undefined]);
       } finally {
         await one.close();

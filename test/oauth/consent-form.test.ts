@@ -20,6 +20,7 @@ import {
   startOAuth,
   TEST_SECRET,
 } from "../oauth-harness.js";
+import { auditLines } from "./consent-helpers.js";
 
 /** A memory store that notes the key of every write. */
 function watchedStore(): { store: SharedStore; written: string[] } {
@@ -60,12 +61,6 @@ async function choicesPage(authorizationUrl: URL): Promise<ConsentPage> {
   expect(keyStep.status).toBe(200);
   return { ...page, html: await keyStep.text() };
 }
-
-const auditLines = () =>
-  logLines()
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.message === "audit")
-    .map(({ time: _time, level: _level, message: _message, ...rest }) => rest);
 
 describe("the consent form", () => {
   it("writes nothing to the store for thousands of anonymous page loads and key steps", async () => {

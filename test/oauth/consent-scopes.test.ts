@@ -2,8 +2,7 @@
 // shown as the person's choices and narrowed by them; the key checked with every configured API whatever
 // tools are served; and the audit line of each sign-in and each refusal, never a key.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { GrantCredentials, Scope } from "../../src/oauth/grant.js";
-import { Keyring, openAccessToken } from "../../src/oauth/seal.js";
+import type { Scope } from "../../src/oauth/grant.js";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { logLines } from "../log-capture.js";
 import {
@@ -12,12 +11,11 @@ import {
   type OAuthHarness,
   openConsent,
   postConsent,
-  postForm,
   scopeFields,
   startFlow,
   startOAuth,
-  TEST_SECRET,
 } from "../oauth-harness.js";
+import { auditLines, granted } from "./consent-helpers.js";
 
 const WHOAMI = "GET /api/v1/business/whoami";
 const GEO_PROJECTS = "POST /v2/geo/business/projects";
@@ -32,12 +30,6 @@ afterEach(() => {
   expect(logged).not.toContain(SANDBOX_API_KEY);
   expect(logged).not.toContain("wrong-key");
 });
-
-const auditLines = () =>
-  logLines()
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line.message === "audit")
-    .map(({ time: _time, level: _level, message: _message, ...rest }) => rest);
 
 /** The authorization URL of `flow` asking for `scope` (none: the parameter left out). */
 function asking(flow: HandFlow, scope?: string): URL {
@@ -72,30 +64,6 @@ async function grantedScopes(
   scopes: readonly string[],
 ): Promise<Scope[]> {
   return (await granted(target, flow, choices, scopes)).scopes;
-}
-
-/** Allows `scopes` (and `extra` fields) on a page of choices and exchanges the code: what the token holds. */
-async function granted(
-  target: OAuthHarness,
-  flow: HandFlow,
-  choices: ConsentPage,
-  scopes: readonly string[],
-  extra: Record<string, string> = {},
-): Promise<GrantCredentials> {
-  const fields = Object.fromEntries(scopes.map((scope) => [scope, "1"]));
-  const allowed = await postConsent(target.origin, choices, { step: "allow", ...fields, ...extra });
-  expect(allowed.status).toBe(303);
-  const code = new URL(allowed.headers.get("location") ?? "").searchParams.get("code") ?? "";
-  const exchanged = await postForm(`${target.origin}/token`, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: flow.redirectUri,
-    code_verifier: flow.verifier,
-    client_id: flow.clientId,
-  });
-  const audience = { issuer: target.origin, resource: `${target.origin}/mcp` };
-  const token = String(exchanged.body?.access_token);
-  return (await openAccessToken(new Keyring([TEST_SECRET]), audience, token)).credentials;
 }
 
 describe("scopes asked for", () => {

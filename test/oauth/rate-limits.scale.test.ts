@@ -5,12 +5,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
 import { KEY_PREFIX } from "../../src/state/redis.js";
 import { TEST_SECRET } from "../oauth-harness.js";
-import { type RedisServer, startRedisServer } from "../redis-server.js";
-import { type Replica, type ReplicaSet, startReplicaSet } from "../replicas.js";
+import type { RedisServer } from "../redis-server.js";
+import { type Replica, type ReplicaSet, type SharedReplicas, startSharedReplicas } from "../replicas.js";
 
 const LIMIT = 10;
 
@@ -46,19 +45,15 @@ async function freshWindow(): Promise<void> {
 }
 
 describe("sign-in rate limits shared by two replicas through Redis", () => {
-  let sandbox: Sandbox;
   let redis: RedisServer;
   let set: ReplicaSet;
   let first: Replica;
   let second: Replica;
+  let shared: SharedReplicas;
 
   beforeAll(async () => {
-    sandbox = await startSandbox();
-    redis = await startRedisServer();
-    set = await startReplicaSet({
+    shared = await startSharedReplicas({
       count: 2,
-      sandbox,
-      redisUrl: redis.url,
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
       args: (front) => [
         "--stateless",
@@ -71,13 +66,10 @@ describe("sign-in rate limits shared by two replicas through Redis", () => {
         "127.0.0.1",
       ],
     });
+    ({ redis, set } = shared);
     [first, second] = set.replicas as [Replica, Replica];
   });
-  afterAll(async () => {
-    await set?.close();
-    await redis?.close();
-    await sandbox?.close();
-  });
+  afterAll(() => shared?.close());
   beforeEach(freshWindow);
 
   it(`${LIMIT} requests split across both replicas use the one budget: the next gets 429 at either`, async () => {

@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
 import { CONFIRMATIONS_PER_MINUTE } from "../../src/tools/confirm-state.js";
 import { textOf } from "../helpers.js";
@@ -35,8 +35,8 @@ import {
   TEST_SECRET,
   type Tokens,
 } from "../oauth-harness.js";
-import { type RedisServer, startRedisServer } from "../redis-server.js";
-import { type Replica, type ReplicaSet, startReplicaSet } from "../replicas.js";
+import type { RedisServer } from "../redis-server.js";
+import { type Replica, type ReplicaSet, type SharedReplicas, startSharedReplicas } from "../replicas.js";
 
 const MODERN = "2026-07-28";
 /** Requests sent at once in each race, half to each replica. */
@@ -55,14 +55,12 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
   let clientId: string;
   /** The refresh token the second replica rotated out. */
   let rotatedOut: string;
+  let shared: SharedReplicas;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ record: true });
-    redis = await startRedisServer();
-    set = await startReplicaSet({
+    shared = await startSharedReplicas({
       count: 2,
-      sandbox,
-      redisUrl: redis.url,
+      sandbox: { record: true },
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
       // The races here send more than a minute's budget of /token: rate limits have a file of their own.
       args: (front) => [
@@ -75,14 +73,11 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
         "0",
       ],
     });
+    ({ sandbox, redis, set } = shared);
     [first, second] = set.replicas as [Replica, Replica];
   });
 
-  afterAll(async () => {
-    await set?.close();
-    await redis?.close();
-    await sandbox?.close();
-  });
+  afterAll(() => shared?.close());
 
   /** One step of the consent form, posted to `replica` as a browser posts it from the public page. */
   const postConsentTo = (replica: Replica, page: ConsentPage, fields: Record<string, string>) =>
@@ -325,6 +320,18 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       ),
     );
 
+  /** The one answer of a race that won (the others refused with 400), its access token refused by both replicas. */
+  async function onlyWinner(answers: { status: number; body?: Record<string, unknown> }[]): Promise<Tokens> {
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
+    const winner = won[0]!.body as unknown as Tokens;
+    for (const url of [first.mcpUrl, second.mcpUrl]) {
+      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
+    }
+    return winner;
+  }
+
   /** A whole consent through nginx: the flow and the code, not yet exchanged. */
   async function consentedCode(): Promise<{ flow: HandFlow; code: string }> {
     const flow = await startFlow(set.front);
@@ -335,13 +342,7 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
   it(`${RACERS} exchanges of one code at once across both replicas: exactly one wins, and the grant is revoked`, async () => {
     const { flow, code } = await consentedCode();
     const answers = await splitAcross(RACERS, (replica) => exchangeAt(originOf(replica), flow, code));
-    const won = answers.filter((answer) => answer.status === 200);
-    expect(won).toHaveLength(1);
-    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
-    const winner = won[0]!.body as unknown as Tokens;
-    for (const url of [first.mcpUrl, second.mcpUrl]) {
-      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
-    }
+    const winner = await onlyWinner(answers);
     expect((await refreshAt(originOf(second), flow.clientId, winner.refresh_token)).status).toBe(400);
     // Every loser found the code spent (none found it merely unknown), and revoked the winner's grant.
     const codeRefusals = () =>
@@ -358,13 +359,7 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     const answers = await splitAcross(RACERS, (replica) =>
       refreshAt(originOf(replica), flow.clientId, signedIn.refresh_token),
     );
-    const won = answers.filter((answer) => answer.status === 200);
-    expect(won).toHaveLength(1);
-    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(RACERS - 1);
-    const winner = won[0]!.body as unknown as Tokens;
-    for (const url of [first.mcpUrl, second.mcpUrl]) {
-      expect((await rawMcp(url, { authorization: `Bearer ${winner.access_token}` })).status).toBe(401);
-    }
+    await onlyWinner(answers);
     expect(await eventually(() => auditsOf("refresh_reuse", flow.clientId).length > 0)).toBe(true);
   });
 
