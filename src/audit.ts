@@ -1,8 +1,12 @@
-// One structured log line per event an operator audits: a write, a sign-in or its refusal, a reused
-// refresh token, a revocation. Ids and outcomes only: never a key, a token, or text a person wrote.
+// One structured log line per event an operator audits: a write, a person's consent, a sign-in (the
+// grant made) or its refusal, a reused refresh token, a revocation. Ids and outcomes only: never a key, a token, or text a person wrote.
 import { log } from "./log.js";
 
-export type AuditEvent = "write" | "signin" | "signin_refused" | "refresh_reuse" | "revocation";
+/**
+ * `consent`: a person allowed a client (a code issued); `signin`: that code exchanged, a grant made;
+ * `revocation`: a grant ended (or a revocation asked of one not the caller's, or unknown).
+ */
+export type AuditEvent = "write" | "consent" | "signin" | "signin_refused" | "refresh_reuse" | "revocation";
 
 export interface AuditFields {
   /** The grant the event belongs to (OAuth), when there is one. */

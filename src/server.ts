@@ -175,17 +175,19 @@ export function buildServer(upstreams: Upstreams, options: ServerOptions = {}): 
     return {};
   });
   addPrompts(server, upstreams, tools, options.sandboxToday);
-  server.setRequestHandler("tools/call", (request, ctx: ServerContext) =>
-    callTool(upstreams, request.params.name, request.params.arguments, {
+  server.setRequestHandler("tools/call", (request, ctx: ServerContext) => {
+    const caller = callerOf(ctx);
+    return callTool(upstreams, request.params.name, request.params.arguments, {
       enabled: tools,
       report: clientLog.reporter(ctx),
       signal: ctx.mcpReq.signal,
       onRetry: retryProgress(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      // Over HTTP the request's address counts too: junk keys from one address share its budget.
       confirm: upstreams.settings.confirmWrites
-        ? confirmChannel(declaredCapabilities(server, ctx), ctx, seal)
+        ? confirmChannel(declaredCapabilities(server, ctx), ctx, seal.fromAddress(caller.address))
         : undefined,
-      caller: callerOf(ctx),
-    }),
-  );
+      caller,
+    });
+  });
   return server;
 }

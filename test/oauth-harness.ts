@@ -11,6 +11,7 @@ import type { HttpSettings, UpstreamSettings } from "../src/config/types.js";
 import type { Scope } from "../src/oauth/grant.js";
 import { OAuthServer, type OAuthSettings } from "../src/oauth/index.js";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import type { ServerOptions } from "../src/server.js";
 import { memoryStore, type SharedStore } from "../src/state/store.js";
 import { ALL_TOOL_NAMES } from "../src/tools/register.js";
 import { type RunningHttp, serveHttp } from "../src/transports/http/server.js";
@@ -52,6 +53,8 @@ export interface OAuthHarnessOptions {
   sandbox?: Sandbox;
   /** Whether --oauth is on (default: yes); off, the same server without sign-in. */
   signIn?: boolean;
+  /** Options of the MCP servers built per request (the write confirmations' store, say). */
+  serverOptions?: Omit<ServerOptions, "tools">;
 }
 
 /** The HTTP transport with sign-in, serving the sandbox (recorded) to whoever signs in with its key. */
@@ -82,7 +85,7 @@ export async function startOAuth(options: OAuthHarnessOptions = {}): Promise<OAu
   });
   const signIn = options.signIn ?? true;
   const http = await serveHttp(
-    perUserServers(env, dispatcher, tools),
+    perUserServers(env, dispatcher, tools, options.serverOptions),
     { ...httpSettings(options.argv), oauth: signIn, oauthSecret: TEST_SECRET, ...options.httpOverrides },
     () => [],
     signIn ? { oauth: (publicUrl) => new OAuthServer(settings(publicUrl)) } : {},

@@ -244,7 +244,7 @@ export class ConsentFlow {
     };
     await this.settings.store.set(codeKey(code), JSON.stringify(record), CODE_TTL_MS);
     countSignin();
-    audit("signin", { client: form.clientId, scopes: scopes.join(" "), outcome: "ok" });
+    audit("consent", { client: form.clientId, scopes: scopes.join(" "), outcome: "ok" });
     return this.redirect(res, form.redirectUri, { code, state: form.state });
   }
 

@@ -1,6 +1,7 @@
 // The server as its own OAuth 2.1 authorization server for /mcp (--oauth): discovery (RFC 9728 protected
 // resource metadata, RFC 8414 authorization server metadata), registration (RFC 7591) or client metadata
 // documents, the consent page, the token and revocation endpoints, and the check of a request's token.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { audit } from "../audit.js";
@@ -9,7 +10,8 @@ import { log } from "../log.js";
 import { RateLimited } from "../state/rate-limit.js";
 import type { SharedStore } from "../state/store.js";
 import { OAuthChallenge } from "./challenge.js";
-import { ClientDirectory, OAuthFailure } from "./clients.js";
+import { oneClientAuthentication } from "./client-auth.js";
+import { ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
 import { ConsentFlow } from "./consent.js";
 import type { AuthorizedGrant } from "./grant.js";
 import { API_HEADERS, readBody, readForm, sendOAuthError, sendOAuthJson, sendPreflight } from "./http-io.js";
@@ -70,6 +72,8 @@ export class OAuthServer {
   private readonly documents: MetadataFetcher;
   private readonly asMetadata: Record<string, unknown>;
   private readonly limits: SignInLimits;
+  /** The address of the request being served: a metadata fetch it causes counts against it. */
+  private readonly requester = new AsyncLocalStorage<string>();
   /** The scopes the served tools need (scopes_supported), and those a first sign-in asks for. */
   private readonly scopes: { supported: string[]; signIn: string[] };
 
@@ -88,7 +92,7 @@ export class OAuthServer {
       allowPrivate: settings.allowPrivateMetadata,
       tls: settings.metadataTls,
       timeoutMs: settings.metadataTimeoutMs,
-      beforeFetch: (host) => this.limits.metadataFetch(host),
+      beforeFetch: () => this.limits.metadataFetch(this.requester.getStore() ?? "unknown"),
     });
     this.clients = new ClientDirectory(keys, this.documents);
     const audience = { issuer: this.issuer, resource: this.resource };
@@ -133,9 +137,10 @@ export class OAuthServer {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const address = this.limits.addressOf(req);
     try {
-      if (ENDPOINT_PATHS.has(path) && req.method !== "OPTIONS") await this.limits.byAddress(path, req);
-      await this.route(req, res, path);
+      if (ENDPOINT_PATHS.has(path) && req.method !== "OPTIONS") await this.limits.byAddress(path, address);
+      await this.requester.run(address, () => this.route(req, res, path));
     } catch (error) {
       if (error instanceof RateLimited) return sendTooMany(res, path, error);
       if (error instanceof OAuthFailure) return sendOAuthError(res, error);
@@ -198,7 +203,7 @@ export class OAuthServer {
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
-    const client = await this.clients.authenticate(form, req.headers.authorization).catch((error) => {
+    const client = await this.authenticate(form, req).catch((error) => {
       if (error instanceof OAuthFailure) {
         countRefusal("client_auth");
         // No client id: it is the caller's claim, unchecked.
@@ -224,13 +229,20 @@ export class OAuthServer {
 
   private async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const form = await readForm(req);
-    const client = await this.clients.authenticate(form, req.headers.authorization);
+    const client = await this.authenticate(form, req);
     await this.limits.byClient("/revoke", client);
     const token = form.get("token");
     if (!token) throw new OAuthFailure("invalid_request", "token is missing");
     await this.tokens.revoke(token, client);
     res.writeHead(200, { ...API_HEADERS, "content-length": 0 });
     res.end();
+  }
+
+  /** The client of a /token or /revoke request, which authenticates by one method only (below). */
+  private async authenticate(form: URLSearchParams, req: IncomingMessage): Promise<KnownClient> {
+    const authorization = req.headers.authorization;
+    oneClientAuthentication(form, authorization);
+    return this.clients.authenticate(form, authorization);
   }
 
   /** The grant a request's access token stands for; OAuthChallenge when the token is refused. */

@@ -1,10 +1,11 @@
 // Client ID Metadata Documents: a client_id that is an https URL names the document describing the
 // client. Fetching it is fetching a URL an anonymous caller chose, so: https only, no query string, the
 // address it resolves to checked at connect time (no loopback, private or link-local address unless
-// allowed for tests), no redirects, a size cap and a timeout, a bound on fetches per host, one fetch at a
-// time per URL; kept as its Cache-Control says, within a cap. Whatever goes wrong, the caller is told
-// one thing (the detail goes to the debug log), no earlier than the fetch's time bound, and a failed URL
-// is remembered a minute: neither the answer nor its timing tells a closed port from an open one.
+// allowed for tests), no redirects, a size cap and a timeout, a bound on fetches per requesting address
+// (beforeFetch), one fetch at a time per URL; kept as its Cache-Control says, within a cap. Whatever
+// goes wrong, the caller is told one thing (the detail goes to the debug log), no earlier than the
+// fetch's time bound, and a failed URL is remembered a minute: neither the answer nor its timing tells a
+// closed port from an open one.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
@@ -130,8 +131,11 @@ export interface MetadataFetcherOptions {
   /** Extra TLS options (tests: the certificate authority of a local https server). */
   tls?: { ca?: string | Buffer };
   timeoutMs?: number;
-  /** Called before each outbound fetch with the URL's host; what it throws (a rate limit) ends the fetch. */
-  beforeFetch?: (host: string) => Promise<void>;
+  /**
+   * Called, in the request that needs it, before each outbound fetch (never for a cached document, a
+   * remembered failure or a fetch under way); what it throws (the requester's rate limit) ends that request only.
+   */
+  beforeFetch?: () => Promise<void>;
 }
 
 export class MetadataFetcher {
@@ -143,7 +147,7 @@ export class MetadataFetcher {
   private readonly pending = new Map<string, Promise<ClientMetadata>>();
   private readonly timeoutMs: number;
   private readonly allowPrivate: boolean;
-  private readonly beforeFetch: (host: string) => Promise<void>;
+  private readonly beforeFetch: () => Promise<void>;
 
   constructor(options: MetadataFetcherOptions) {
     this.allowPrivate = options.allowPrivate;
@@ -162,14 +166,12 @@ export class MetadataFetcher {
     // Kept by the URL without its query: a new query string is never a new fetch.
     const url = new URL(clientId);
     const key = `${url.origin}${url.pathname}`;
-    const cached = this.cache.get(key);
-    if (cached && cached.until > Date.now()) return this.matching(cached.document, clientId);
-    const failedUntil = this.failures.get(key);
-    if (failedUntil !== undefined && failedUntil > metadataClock.now()) {
-      throw new MetadataDocumentError(METADATA_FETCH_FAILED);
-    }
-    const running = this.pending.get(key);
-    if (running) return this.matching(await running, clientId);
+    const known = this.known(key);
+    if (known) return this.matching(await known, clientId);
+    // The requester pays before the fetch is shared: a refusal of theirs never reaches another caller.
+    await this.beforeFetch();
+    const meanwhile = this.known(key);
+    if (meanwhile) return this.matching(await meanwhile, clientId);
     const fetching = this.fetchOnce(key, url.host);
     this.pending.set(key, fetching);
     try {
@@ -179,8 +181,18 @@ export class MetadataFetcher {
     }
   }
 
+  /** What is known of a URL without fetching it: its cached document, its remembered failure, its fetch under way. */
+  private known(key: string): Promise<ClientMetadata> | undefined {
+    const cached = this.cache.get(key);
+    if (cached && cached.until > Date.now()) return Promise.resolve(cached.document);
+    const failedUntil = this.failures.get(key);
+    if (failedUntil !== undefined && failedUntil > metadataClock.now()) {
+      return Promise.reject(new MetadataDocumentError(METADATA_FETCH_FAILED));
+    }
+    return this.pending.get(key);
+  }
+
   private async fetchOnce(key: string, host: string): Promise<ClientMetadata> {
-    await this.beforeFetch(host);
     const started = metadataClock.now();
     try {
       const { document, maxAgeSeconds } = await this.download(key);

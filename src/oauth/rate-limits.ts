@@ -1,8 +1,9 @@
 // The sign-in endpoints' rate limits (docs/security.md): per client address on /authorize, /token,
 // /register and /revoke, per client id only for a client that proved itself with its secret (a budget
-// anyone could spend by naming a client id would lock its real users out), and per host on client
-// metadata fetches, each counted per minute in the shared store. Past a limit: 429 with Retry-After, the OAuth error JSON on the API
-// endpoints and a short page on /authorize, which a browser shows.
+// anyone could spend by naming a client id would lock its real users out), and per client address on
+// client metadata fetches (a budget per host would be one anyone spends for the host's real client),
+// each counted per minute in the shared store. Past a limit: 429 with Retry-After, the OAuth error
+// JSON on the API endpoints and a short page on /authorize, which a browser shows.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BlockList } from "node:net";
 import { type RateLimited, RateLimiter } from "../state/rate-limit.js";
@@ -16,8 +17,8 @@ import { sendHtml, sendOAuthError } from "./http-io.js";
 export const DEFAULT_SIGNIN_RATE_LIMIT = 60;
 /** A confidential client is shared by everyone who uses that application: it gets this many addresses' budget. */
 export const CLIENT_ID_FACTOR = 10;
-/** Client metadata documents fetched from one host per minute (fetches only: a cached document costs none). */
-export const METADATA_FETCHES_PER_HOST = 30;
+/** Client metadata documents one address's requests may fetch per minute (a cached document or failure costs none). */
+export const METADATA_FETCHES_PER_ADDRESS = 30;
 
 export class SignInLimits {
   private readonly limiter: RateLimiter;
@@ -32,9 +33,14 @@ export class SignInLimits {
     this.trusted = trustedProxies(proxies);
   }
 
+  /** The address a request counts under (client-address.ts). */
+  addressOf(req: IncomingMessage): string {
+    return clientAddress(req, this.trusted);
+  }
+
   /** Counts a request to `path` against its client's address. */
-  byAddress(path: string, req: IncomingMessage): Promise<void> {
-    return this.limiter.hit(`${path.slice(1)}:address:${clientAddress(req, this.trusted)}`, this.perMinute);
+  byAddress(path: string, address: string): Promise<void> {
+    return this.limiter.hit(`${path.slice(1)}:address:${address}`, this.perMinute);
   }
 
   /**
@@ -47,9 +53,12 @@ export class SignInLimits {
     return this.limiter.hit(`${path.slice(1)}:client:${client.clientId}`, this.perMinute * CLIENT_ID_FACTOR);
   }
 
-  /** Counts one outbound fetch of a client metadata document from `host`. */
-  metadataFetch(host: string): Promise<void> {
-    return this.limiter.hit(`metadata:${host}`, this.perMinute > 0 ? METADATA_FETCHES_PER_HOST : 0);
+  /** Counts one outbound fetch of a client metadata document against the address whose request needs it. */
+  metadataFetch(address: string): Promise<void> {
+    return this.limiter.hit(
+      `metadata:address:${address}`,
+      this.perMinute > 0 ? METADATA_FETCHES_PER_ADDRESS : 0,
+    );
   }
 }
 

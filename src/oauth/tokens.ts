@@ -45,6 +45,18 @@ interface SpentCode {
 
 export const grantKey = (id: string) => `oauth:grant:${id}`;
 
+/**
+ * Why a grant ended: its client asked (/revoke), its code came back after the exchange or raced another,
+ * its refresh token came back rotated out or raced another, or another client presented its refresh token.
+ */
+type RevocationReason =
+  | "client_request"
+  | "code_reused"
+  | "code_race"
+  | "rotated_out"
+  | "refresh_race"
+  | "foreign_client";
+
 const REFRESH_TOKEN = /^([0-9a-f-]{36})\.(0|[1-9]\d{0,8})\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{43})$/;
 
 export interface TokenAnswer {
@@ -106,10 +118,11 @@ export class TokenService {
     // its mark, which names the grant it led to (none when refused).
     const used: SpentCode = problem ? {} : { usedFor: grantId };
     if (isMark || !(await this.store.swap(key, stored, JSON.stringify(used), USED_CODE_TTL_MS))) {
+      // This exchange's own grant was never issued: its removal is no revocation.
       if (!isMark && !problem) await this.store.delete(grantKey(grantId));
       // A code presented twice: whatever the first use obtained is revoked (RFC 6749 §4.1.2).
       const winner = spent.usedFor ?? this.spentFor(await this.store.get(key));
-      if (winner !== undefined) await this.store.delete(grantKey(winner));
+      if (winner !== undefined) await this.revokeGrant(winner, client, isMark ? "code_reused" : "code_race");
       throw this.refused(
         client,
         winner ? "code_reused" : "code_unknown",
@@ -120,6 +133,13 @@ export class TokenService {
     }
     if (problem) throw this.refused(client, ...problem);
     const credentials = JSON.parse(await unseal(this.keys, record.sealed)) as GrantCredentials;
+    // The grant is born here: this line ties its id to the client the person consented to.
+    audit("signin", {
+      grant: grantId,
+      client: client.clientId,
+      scopes: credentials.scopes.join(" "),
+      outcome: "ok",
+    });
     return this.answer(grantId, 0, client.clientId, credentials);
   }
 
@@ -135,7 +155,7 @@ export class TokenService {
       throw this.refused(client, "grant_revoked", "invalid_grant", unknown, grantId);
     if (grant.clientId !== client.clientId) {
       // A genuine token of this grant in another client's hands: the grant's tokens have leaked.
-      await this.store.delete(key);
+      await this.revokeGrant(grantId, client, "foreign_client");
       throw this.refused(
         client,
         "refresh_client",
@@ -152,8 +172,8 @@ export class TokenService {
     if (!won) {
       // A rotated-out token is back, or two refreshes raced: someone holds a copy, so the grant goes.
       const why = generation === grant.generation ? "race" : "rotated_out";
-      await this.store.delete(key);
       audit("refresh_reuse", { grant: grantId, client: client.clientId, outcome: "revoked", reason: why });
+      await this.revokeGrant(grantId, client, why === "race" ? "refresh_race" : "rotated_out");
       throw this.refused(client, "refresh_reused", "invalid_grant", unknown, grantId);
     }
     const credentials = JSON.parse(await unseal(this.keys, grant.sealed)) as GrantCredentials;
@@ -176,10 +196,25 @@ export class TokenService {
     const grant = grantId === undefined ? undefined : grantOf(await this.store.get(grantKey(grantId)));
     let outcome = "unknown";
     if (grantId !== undefined && grant !== undefined) {
-      outcome = grant.clientId === client.clientId ? "revoked" : "not_owner";
-      if (outcome === "revoked") await this.store.delete(grantKey(grantId));
+      if (grant.clientId !== client.clientId) outcome = "not_owner";
+      // Revoked: revokeGrant wrote the line. Gone meanwhile (revoked by another step): unknown.
+      else if (await this.revokeGrant(grantId, client, "client_request")) return;
     }
     audit("revocation", { grant: grant ? grantId : undefined, client: client.clientId, outcome });
+  }
+
+  /**
+   * Ends a grant: its entry taken in one step, so of several callers ending it at once (a race's
+   * losers) exactly one writes its `revocation` line. True when this call ended it.
+   */
+  private async revokeGrant(
+    grantId: string,
+    client: KnownClient,
+    reason: RevocationReason,
+  ): Promise<boolean> {
+    if ((await this.store.take(grantKey(grantId))) === undefined) return false;
+    audit("revocation", { grant: grantId, client: client.clientId, outcome: "revoked", reason });
+    return true;
   }
 
   /** The grant an access token stands for; TokenRefused when it is not valid here, expired or revoked. */

@@ -3,16 +3,24 @@
 // canonical form and the default project, valid for a few minutes, and good for one answer only (its
 // nonce is marked used in the shared store). A client can read it but not forge, alter or reuse it.
 // Questions and answers count against their key's budget per minute, so the marks one person can
-// leave in the store are bounded (CONFIRMATIONS_PER_MINUTE times a mark's life).
+// leave in the store are bounded (CONFIRMATIONS_PER_MINUTE times a mark's life); over HTTP first
+// against the request's address, since a key is anyone's to make up: junk keys from one address share
+// its budget, and a refused call writes no key's counter and no mark.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
-import { RateLimiter } from "../state/rate-limit.js";
+import { RateLimited, RateLimiter } from "../state/rate-limit.js";
 import { CONFIRMATION_MARK_PREFIX, memoryStore, type SharedStore } from "../state/store.js";
 
 /** How long a question stays answerable: long enough to read 8000 characters, short enough to go stale. */
 export const CONFIRMATION_TTL_SECONDS = 600;
 /** Questions asked plus answers spent per key and minute: a person confirms far fewer writes than this. */
 export const CONFIRMATIONS_PER_MINUTE = 30;
+/**
+ * Questions and answers per client address and minute over HTTP: two keys' worth, since an office
+ * behind one address shares it (a proxy in front must be named in --trusted-proxies, or every client
+ * shares the proxy's).
+ */
+export const CONFIRMATIONS_PER_ADDRESS = 2 * CONFIRMATIONS_PER_MINUTE;
 /** How long a used answer's mark is kept: its question's life and a minute of clock skew. */
 const MARK_TTL_MS = (CONFIRMATION_TTL_SECONDS + 60) * 1000;
 
@@ -22,6 +30,16 @@ interface ConfirmationPayload {
   /** SHA-256 of the canonical JSON of [tool, arguments, default project]. */
   call: string;
   nonce: string;
+}
+
+/** Past a budget: whose (the key's, or the request's address's), and when to try again. */
+export class TooManyConfirmations extends RateLimited {
+  constructor(
+    readonly per: "key" | "address",
+    retryAfterSeconds: number,
+  ) {
+    super(retryAfterSeconds);
+  }
 }
 
 /** Why an echoed state does not count: not ours (or altered), past its time, for another call, used. */
@@ -61,6 +79,7 @@ export class ConfirmationSeal {
   private readonly codecs: RequestStateCodec<ConfirmationPayload>[];
   private readonly limiter: RateLimiter;
   private owner = "";
+  private address: string | undefined;
 
   /**
    * `keys`: the first signs, every one verifies (rotation: put the new key first, keep the old one
@@ -84,9 +103,32 @@ export class ConfirmationSeal {
     return view;
   }
 
-  /** One question or answer of this owner; RateLimited past CONFIRMATIONS_PER_MINUTE. */
-  private count(): Promise<void> {
-    return this.limiter.hit(`confirm:${this.owner}`, CONFIRMATIONS_PER_MINUTE);
+  /** The same seal, counting first against the address of the request (HTTP); as it is without one (stdio). */
+  fromAddress(address: string | undefined): ConfirmationSeal {
+    if (address === undefined) return this;
+    const view = Object.create(this) as ConfirmationSeal;
+    view.address = address;
+    return view;
+  }
+
+  /**
+   * One question or answer: against the request's address first, so that a refused one writes no
+   * counter of its key; then against the owner. TooManyConfirmations past either budget.
+   */
+  private async count(): Promise<void> {
+    if (this.address !== undefined) {
+      await this.hit(`confirm:address:${this.address}`, CONFIRMATIONS_PER_ADDRESS, "address");
+    }
+    await this.hit(`confirm:${this.owner}`, CONFIRMATIONS_PER_MINUTE, "key");
+  }
+
+  private async hit(bucket: string, perMinute: number, per: "key" | "address"): Promise<void> {
+    try {
+      await this.limiter.hit(bucket, perMinute);
+    } catch (error) {
+      if (error instanceof RateLimited) throw new TooManyConfirmations(per, error.retryAfterSeconds);
+      throw error;
+    }
   }
 
   /** A state for the question about this call; RateLimited when its owner asked and answered too often. */

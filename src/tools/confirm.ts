@@ -15,7 +15,13 @@ import type { Report } from "../log.js";
 import { RateLimited } from "../state/rate-limit.js";
 import * as telemetry from "../telemetry/index.js";
 import { OWN } from "../telemetry/names.js";
-import { CONFIRMATIONS_PER_MINUTE, type ConfirmationSeal, type StateProblem } from "./confirm-state.js";
+import {
+  CONFIRMATIONS_PER_ADDRESS,
+  CONFIRMATIONS_PER_MINUTE,
+  type ConfirmationSeal,
+  type StateProblem,
+  TooManyConfirmations,
+} from "./confirm-state.js";
 import type { EndpointDefinition } from "./definition.js";
 import { replaceHidden } from "./sanitize.js";
 
@@ -277,11 +283,18 @@ export async function holdForConfirmation(
   });
 }
 
-/** The answer past a key's confirmations per minute: when to try again, nothing sent. */
+/** The answer past a key's (or an address's) confirmations per minute: when to try again, nothing sent. */
 function tooMany(name: string, limited: RateLimited, report: Report): CallToolResult {
-  report("warning", "tool call refused", { tool: name, reason: "too many confirmations" });
+  const byAddress = limited instanceof TooManyConfirmations && limited.per === "address";
+  report("warning", "tool call refused", {
+    tool: name,
+    reason: byAddress ? "too many confirmations from this address" : "too many confirmations",
+  });
+  const whose = byAddress
+    ? `${CONFIRMATIONS_PER_ADDRESS} confirmations were asked or answered from this client's network address`
+    : `${CONFIRMATIONS_PER_MINUTE} confirmations were asked or answered with this key`;
   return notSent(
     name,
-    `not sent: more than ${CONFIRMATIONS_PER_MINUTE} confirmations were asked or answered with this key in the last minute. Try again in ${limited.retryAfterSeconds} seconds.`,
+    `not sent: more than ${whose} in the last minute. Try again in ${limited.retryAfterSeconds} seconds.`,
   );
 }

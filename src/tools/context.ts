@@ -12,6 +12,8 @@ export interface Caller {
   grant?: string;
   /** The scopes the call may use; undefined: all a key can (not signed in by OAuth). */
   scopes?: ReadonlySet<string>;
+  /** The address an HTTP request came from (client-address.ts); none on stdio. */
+  address?: string;
 }
 
 /** Built once per call in server.ts; handed to the upstream clients as is (they read its CallControl). */
@@ -30,8 +32,9 @@ export interface CallContext extends CallControl {
 export function callerOf(ctx: ServerContext): Caller {
   const auth = ctx.http?.authInfo;
   if (!auth) return { client: "stdio" };
-  const grant = auth.extra?.grant;
+  const { grant, address } = auth.extra ?? {};
+  const from = typeof address === "string" ? { address } : {};
   return typeof grant === "string"
-    ? { client: auth.clientId, grant, scopes: new Set(auth.scopes) }
-    : { client: auth.clientId };
+    ? { client: auth.clientId, grant, scopes: new Set(auth.scopes), ...from }
+    : { client: auth.clientId, ...from };
 }

@@ -324,6 +324,113 @@ describe("refresh and revocation", () => {
   });
 });
 
+describe("client authentication at /token and /revoke", () => {
+  /** A form POSTed with an Authorization header of HTTP Basic credentials (form-encoded, RFC 6749 §2.3.1). */
+  async function withBasic(path: string, fields: Record<string, string>, id: string, secret: string) {
+    const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64");
+    const response = await fetch(`${server.origin}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${basic}` },
+      body: new URLSearchParams(fields),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** A confidential client (client_secret_basic), its consent done: the code and what exchanges it. */
+  async function confidentialCode() {
+    const registered = await fetch(`${server.origin}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        redirect_uris: ["http://127.0.0.1:53682/callback"],
+        token_endpoint_auth_method: "client_secret_basic",
+      }),
+    });
+    const { client_id, client_secret } = (await registered.json()) as Record<string, string>;
+    const flow = await startFlow(server.origin);
+    const url = new URL(flow.authorizationUrl);
+    url.searchParams.set("client_id", client_id!);
+    const code = (await consent(server.origin, url, { workspaceKey: SANDBOX_API_KEY })).get("code")!;
+    const exchange = {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: flow.redirectUri,
+      code_verifier: flow.verifier,
+    };
+    return { clientId: client_id!, secret: client_secret!, exchange };
+  }
+
+  const twoMethods = {
+    error: "invalid_request",
+    error_description:
+      "use one client authentication method: HTTP Basic or client_secret in the form, not both",
+  };
+
+  it("refuses Basic and client_secret in one request, whichever is right, and issues nothing", async () => {
+    const { clientId, secret, exchange } = await confidentialCode();
+    // The right secret in Basic and a wrong one in the form, then the other way round.
+    const rightBasic = await withBasic("/token", { ...exchange, client_secret: "wrong" }, clientId, secret);
+    const rightForm = await withBasic("/token", { ...exchange, client_secret: secret }, clientId, "wrong");
+    const bothRight = await withBasic("/token", { ...exchange, client_secret: secret }, clientId, secret);
+    for (const answer of [rightBasic, rightForm, bothRight]) {
+      expect(answer).toEqual({ status: 400, body: twoMethods });
+    }
+    expect(
+      logLines()
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.event === "signin_refused")
+        .map((line) => line.reason),
+    ).toEqual(["client_auth", "client_auth", "client_auth"]);
+    // Refused before the code was read: with one method, the same code still works once.
+    const one = await withBasic("/token", exchange, clientId, secret);
+    expect(one.status).toBe(200);
+    const tokens = one.body as { access_token: string; refresh_token: string };
+
+    // The same at /revoke: refused either way, and the grant goes on.
+    for (const [inBasic, inForm] of [
+      [secret, "wrong"],
+      ["wrong", secret],
+    ]) {
+      const answer = await withBasic(
+        "/revoke",
+        { token: tokens.refresh_token, client_secret: inForm! },
+        clientId,
+        inBasic!,
+      );
+      expect(answer).toEqual({ status: 400, body: twoMethods });
+    }
+    expect((await rawMcp(server.url, bearer(tokens.access_token))).status).toBe(200);
+    expect((await withBasic("/revoke", { token: tokens.refresh_token }, clientId, secret)).status).toBe(200);
+    expect((await rawMcp(server.url, bearer(tokens.access_token))).status).toBe(401);
+  });
+
+  it("refuses a client_id or client_secret sent twice, and a form client_id other than Basic's", async () => {
+    const { clientId, secret, exchange } = await confidentialCode();
+    const twice = await fetch(`${server.origin}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `${new URLSearchParams({ ...exchange, client_id: clientId, client_secret: "wrong" })}&client_secret=${encodeURIComponent(secret)}`,
+    });
+    expect([twice.status, await twice.json()]).toEqual([
+      400,
+      { error: "invalid_request", error_description: "client_id and client_secret may each be sent once" },
+    ]);
+    const other = await startFlow(server.origin);
+    expect(await withBasic("/token", { ...exchange, client_id: other.clientId }, clientId, secret)).toEqual({
+      status: 400,
+      body: {
+        error: "invalid_request",
+        error_description: "client_id in the form differs from the HTTP Basic client",
+      },
+    });
+    // The same client named in both is one client: the exchange goes through.
+    expect((await withBasic("/token", { ...exchange, client_id: clientId }, clientId, secret)).status).toBe(
+      200,
+    );
+  });
+});
+
 describe("client metadata documents", () => {
   // A failed fetch waits out the fetch's bound on the fetcher's clock: here it answers at once.
   const realSleep = metadataClock.sleep;

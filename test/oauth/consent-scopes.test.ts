@@ -225,7 +225,7 @@ describe("the key check", () => {
 });
 
 describe("audit lines", () => {
-  it("one per sign-in (client and scopes) and per refusal (client and reason), never a key", async () => {
+  it("one per consent (client and scopes), per grant its code makes, and per refusal (client and reason), never a key", async () => {
     const flow = await startFlow(server.origin);
     const client = flow.clientId;
     // invalid_scope, a refused key, a forged form, a denial, then a sign-in.
@@ -249,7 +249,15 @@ describe("audit lines", () => {
       { event: "signin_refused", client, outcome: "refused", reason: "key_refused" },
       { event: "signin_refused", client, outcome: "refused", reason: "csrf" },
       { event: "signin_refused", client, outcome: "refused", reason: "denied" },
-      { event: "signin", client, scopes: "workspace:read", outcome: "ok" },
+      { event: "consent", client, scopes: "workspace:read", outcome: "ok" },
+      // The code's exchange: the grant it made, tied to the consent by client and scopes.
+      {
+        event: "signin",
+        grant: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        client,
+        scopes: "workspace:read",
+        outcome: "ok",
+      },
       { event: "signin_refused", client: "made-up", outcome: "refused", reason: "unknown_client" },
     ]);
   });

@@ -2,7 +2,8 @@
 // from one address gets 429 with Retry-After (a page on /authorize, the OAuth error JSON elsewhere)
 // while signed-in /mcp calls are served; a client id has a budget of its own; X-Forwarded-For counts
 // only from a trusted proxy, right-most untrusted entry first; a metadata document is fetched once per
-// URL (no query string), at most so often per host, and every failed fetch reads the same.
+// URL (no query string), at most so often for one address's requests (never per host, a budget anyone
+// could spend for the host's real client), and every failed fetch reads the same.
 import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
@@ -14,7 +15,7 @@ import {
   METADATA_TIMEOUT_MS,
   metadataClock,
 } from "../../src/oauth/metadata-documents.js";
-import { CLIENT_ID_FACTOR, METADATA_FETCHES_PER_HOST } from "../../src/oauth/rate-limits.js";
+import { CLIENT_ID_FACTOR, METADATA_FETCHES_PER_ADDRESS } from "../../src/oauth/rate-limits.js";
 import { SANDBOX_API_KEY, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
 import { memoryStore, type SharedStore, StoreUnavailableError } from "../../src/state/store.js";
@@ -370,28 +371,69 @@ describe("client metadata documents fetched for anonymous callers", () => {
     }
   });
 
-  it(`fetches from one host at most ${METADATA_FETCHES_PER_HOST} times a minute; past that, 429`, async () => {
-    const server = await serverWith({ rateLimitPerMinute: 1000 });
+  /** GET /authorize naming `clientId`, from `address` through the trusted proxy; its status and Retry-After. */
+  async function authorizeFromAs(server: OAuthHarness, clientId: string, address: string) {
+    const url = new URL((await startFlow(server.origin)).authorizationUrl);
+    url.searchParams.set("client_id", clientId);
+    const page = await authorizeFrom(url, address);
+    await page.arrayBuffer();
+    return { status: page.status, retryAfter: page.headers.get("retry-after") };
+  }
+
+  it(`fetches at most ${METADATA_FETCHES_PER_ADDRESS} documents a minute for one address: junk URLs on a host leave another address's sign-in with its real document working`, async () => {
+    const server = await serverWith({ rateLimitPerMinute: 1000, trustedProxies: ["127.0.0.1"] });
     const fetched: string[] = [];
-    // No Cache-Control: every sign-in fetches the document again.
+    // The host's one real document, without Cache-Control (each sign-in fetches it); anything else 404.
     const host = await startMetadataHost((path, res, origin) => {
       fetched.push(path);
+      if (path !== "/app.json") return res.writeHead(404).end();
       res.end(documentFor(origin, path));
     });
     try {
-      const pages = await inTurn(METADATA_FETCHES_PER_HOST + 2, (i) =>
-        authorizeAs(server, `${host.origin}/client-${i}.json`),
+      const attacker = "198.51.100.7";
+      const junk = await inTurn(METADATA_FETCHES_PER_ADDRESS + 2, (i) =>
+        authorizeFromAs(server, `${host.origin}/junk-${i}.json`, attacker),
       );
-      expect(pages.map((page) => page.status)).toEqual([
-        ...Array(METADATA_FETCHES_PER_HOST).fill(200),
-        429,
-        429,
+      expect(junk).toEqual([
+        ...Array(METADATA_FETCHES_PER_ADDRESS).fill({ status: 400, retryAfter: null }),
+        { status: 429, retryAfter: "45" },
+        { status: 429, retryAfter: "45" },
       ]);
-      expect(pages.at(-1)!.headers.get("retry-after")).toBe("45");
-      expect(fetched).toHaveLength(METADATA_FETCHES_PER_HOST);
+      // The attacker's budget is spent, and only theirs: a person elsewhere signs in with the real client.
+      const real = `${host.origin}/app.json`;
+      expect(await authorizeFromAs(server, real, "203.0.113.9")).toEqual({ status: 200, retryAfter: null });
+      expect((await authorizeFromAs(server, real, attacker)).status).toBe(429);
+      expect(fetched).toEqual([
+        ...Array.from({ length: METADATA_FETCHES_PER_ADDRESS }, (_, i) => `/junk-${i}.json`),
+        "/app.json",
+      ]);
     } finally {
       await host.close();
     }
+  });
+
+  it("junk hosts name no counter: one metadata counter per address, however many hosts", async () => {
+    const { store, keys } = countedStore();
+    const server = await serverWith({ rateLimitPerMinute: 1000, trustedProxies: ["127.0.0.1"], store });
+    const closedPort = await new Promise<number>((done) => {
+      const probe = createTcpServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    // Twenty hosts (loopback addresses, nothing listening) from each of two addresses.
+    for (const [a, address] of ["198.51.100.7", "203.0.113.9"].entries()) {
+      const pages = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          authorizeFromAs(server, `https://127.0.${a + 1}.${i + 1}:${closedPort}/client.json`, address),
+        ),
+      );
+      expect(pages.map((page) => page.status)).toEqual(Array(20).fill(400));
+    }
+    expect([...keys].filter((key) => key.startsWith("ratelimit:metadata")).sort()).toEqual([
+      `ratelimit:metadata:address:198.51.100.7:${WINDOW}`,
+      `ratelimit:metadata:address:203.0.113.9:${WINDOW}`,
+    ]);
   });
 
   it("every failed fetch reads the same: refused port, plain HTTP, TLS not trusted, timeout, 404, redirect, not JSON", async () => {

@@ -283,7 +283,14 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       );
       expect(declined).toBeLessThanOrEqual(CONFIRMATIONS_PER_MINUTE / 2);
       expect((await marks()) - before).toBe(declined);
-      expect(await raw.keys("*ratelimit:confirm:*")).toHaveLength(1);
+      // This minute's counters: the key's, and the one address both replicas saw the calls from.
+      const minute = Math.floor(Date.now() / RATE_WINDOW_MS);
+      const counters = await raw.keys(`*ratelimit:confirm:*:${minute}`);
+      const byAddress = counters.filter((key) => key.includes("ratelimit:confirm:address:"));
+      expect(byAddress.map((key) => key.replace(/^.*ratelimit:/, "ratelimit:"))).toEqual([
+        `ratelimit:confirm:address:127.0.0.1:${minute}`,
+      ]);
+      expect(counters.filter((key) => !byAddress.includes(key))).toHaveLength(1);
     } finally {
       raw.destroy();
       await Promise.all(clients.map((client) => client.close()));
@@ -349,6 +356,15 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       auditsOf("signin_refused", flow.clientId).filter((line) => String(line.reason).startsWith("code_"));
     expect(await eventually(() => codeRefusals().length === RACERS - 1)).toBe(true);
     expect(codeRefusals().map((line) => line.reason)).toEqual(Array(RACERS - 1).fill("code_reused"));
+    // However many losers on either replica, the grant ended once: one revocation line.
+    const grant = winner.refresh_token.split(".")[0];
+    expect(auditsOf("revocation", flow.clientId)).toEqual([
+      expect.objectContaining({
+        grant,
+        outcome: "revoked",
+        reason: expect.stringMatching(/^code_(race|reused)$/),
+      }),
+    ]);
   });
 
   it(`${RACERS} refreshes of one refresh token at once across both replicas: exactly one wins, and the grant is revoked`, async () => {
@@ -361,6 +377,17 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     );
     await onlyWinner(answers);
     expect(await eventually(() => auditsOf("refresh_reuse", flow.clientId).length > 0)).toBe(true);
+    // Every loser done (each refused after its revocation step): the grant ended once, one line.
+    const refused = () =>
+      auditsOf("signin_refused", flow.clientId).filter((line) => line.reason === "refresh_reused");
+    expect(await eventually(() => refused().length === RACERS - 1)).toBe(true);
+    expect(auditsOf("revocation", flow.clientId)).toEqual([
+      expect.objectContaining({
+        grant: signedIn.refresh_token.split(".")[0],
+        outcome: "revoked",
+        reason: expect.stringMatching(/^(refresh_race|rotated_out)$/),
+      }),
+    ]);
   });
 
   it("40 refreshes of one grant, alternating replicas, leave Redis holding the same keys", async () => {

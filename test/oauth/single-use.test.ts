@@ -1,7 +1,8 @@
 // Single use and rotation on one instance (the in-memory store): a code or a refresh token sent many
 // times at once is spent once, by one store step, and the race's losers revoke the grant; a grant stays
 // one store entry however often it is refreshed; another client's revocation leaves a token working
-// (RFC 7009 §2.1). Each outcome is one audit line, never a token. The same races across two replicas
+// (RFC 7009 §2.1). Each outcome is one audit line, never a token: a grant's exchange one `signin`, its
+// end one `revocation`, whoever ends it. The same races across two replicas
 // and a real Redis: test/oauth/replicas.scale.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
@@ -90,6 +91,13 @@ describe("one code, one refresh token: spent once, whatever arrives at once", ()
     expect((await refreshAt(server.origin, flow.clientId, tokens.refresh_token)).status).toBe(400);
     const reused = audits("signin_refused").filter((line) => line.reason === "code_reused");
     expect(reused).toHaveLength(RACERS - 1);
+    // One grant made and one revocation of it, whichever loser took it (a racer or a later reuse).
+    const grant = tokens.refresh_token.split(".")[0];
+    expect(audits("signin")).toEqual([expect.objectContaining({ grant, client: flow.clientId })]);
+    expect(audits("revocation")).toEqual([
+      expect.objectContaining({ grant, client: flow.clientId, outcome: "revoked" }),
+    ]);
+    expect(["code_race", "code_reused"]).toContain(audits("revocation")[0]!.reason);
     expect(logLines().join("")).not.toContain(code);
   });
 
@@ -113,6 +121,12 @@ describe("one code, one refresh token: spent once, whatever arrives at once", ()
       expect(line).toMatchObject({ client: flow.clientId, outcome: "revoked" });
       expect(["race", "rotated_out"]).toContain(line.reason);
     }
+    // However many losers, the grant ends once: one revocation line.
+    const grant = tokens.refresh_token.split(".")[0];
+    expect(audits("revocation")).toEqual([
+      expect.objectContaining({ grant, client: flow.clientId, outcome: "revoked" }),
+    ]);
+    expect(["refresh_race", "rotated_out"]).toContain(audits("revocation")[0]!.reason);
     for (const secret of [tokens.refresh_token, rotated.refresh_token, rotated.access_token]) {
       expect(logLines().join("")).not.toContain(secret);
     }
@@ -127,6 +141,60 @@ describe("one code, one refresh token: spent once, whatever arrives at once", ()
     expect((await rawMcp(server.url, bearer(String(second.body?.access_token)))).status).toBe(401);
     expect(audits("refresh_reuse")).toEqual([
       expect.objectContaining({ client: flow.clientId, outcome: "revoked", reason: "rotated_out" }),
+    ]);
+    expect(audits("revocation")).toEqual([
+      expect.objectContaining({
+        grant: tokens.refresh_token.split(".")[0],
+        client: flow.clientId,
+        outcome: "revoked",
+        reason: "rotated_out",
+      }),
+    ]);
+  });
+});
+
+describe("every grant traced from its sign-in to its end", () => {
+  it("the exchange writes signin with the grant; a reused code and another client's refresh each revoke with one revocation line", async () => {
+    const flow = await startFlow(server.origin);
+    const code = (await consent(server.origin, flow.authorizationUrl, { workspaceKey: SANDBOX_API_KEY })).get(
+      "code",
+    )!;
+    const first = await exchangeAt(server.origin, flow, code);
+    const firstGrant = String(first.body?.refresh_token).split(".")[0];
+    expect((await exchangeAt(server.origin, flow, code)).status).toBe(400);
+
+    const { flow: owner, tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
+    const secondGrant = tokens.refresh_token.split(".")[0];
+    const thief = await startFlow(server.origin, { name: "Another client" });
+    expect((await refreshAt(server.origin, thief.clientId, tokens.refresh_token)).status).toBe(400);
+    expect((await rawMcp(server.url, bearer(tokens.access_token))).status).toBe(401);
+
+    const pick = ({ event, grant, client, outcome, reason }: Record<string, unknown>) => ({
+      event,
+      grant,
+      client,
+      outcome,
+      reason,
+    });
+    expect([...audits("consent"), ...audits("signin"), ...audits("revocation")].map(pick)).toEqual([
+      { event: "consent", grant: undefined, client: flow.clientId, outcome: "ok", reason: undefined },
+      { event: "consent", grant: undefined, client: owner.clientId, outcome: "ok", reason: undefined },
+      { event: "signin", grant: firstGrant, client: flow.clientId, outcome: "ok", reason: undefined },
+      { event: "signin", grant: secondGrant, client: owner.clientId, outcome: "ok", reason: undefined },
+      {
+        event: "revocation",
+        grant: firstGrant,
+        client: flow.clientId,
+        outcome: "revoked",
+        reason: "code_reused",
+      },
+      {
+        event: "revocation",
+        grant: secondGrant,
+        client: thief.clientId,
+        outcome: "revoked",
+        reason: "foreign_client",
+      },
     ]);
   });
 });
@@ -192,11 +260,11 @@ describe("revocation checks whose token it is first (RFC 7009 §2.1)", () => {
     expect((await revokeAt(server.origin, flow.clientId, owned)).status).toBe(200);
     expect((await refreshAt(server.origin, flow.clientId, owned)).status).toBe(400);
     expect((await revokeAt(server.origin, flow.clientId, "nothing-like-a-token")).status).toBe(200);
-    expect(audits("revocation").map(({ client, outcome }) => [client, outcome])).toEqual([
-      [other.clientId, "not_owner"],
-      [other.clientId, "not_owner"],
-      [flow.clientId, "revoked"],
-      [flow.clientId, "unknown"],
+    expect(audits("revocation").map(({ client, outcome, reason }) => [client, outcome, reason])).toEqual([
+      [other.clientId, "not_owner", undefined],
+      [other.clientId, "not_owner", undefined],
+      [flow.clientId, "revoked", "client_request"],
+      [flow.clientId, "unknown", undefined],
     ]);
     for (const secret of [tokens.refresh_token, tokens.access_token, owned]) {
       expect(logLines().join("")).not.toContain(secret);

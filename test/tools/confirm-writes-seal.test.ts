@@ -24,11 +24,13 @@ import { RATE_WINDOW_MS, rateLimitClock } from "../../src/state/rate-limit.js";
 import { CONFIRMATION_MARK_PREFIX, memoryStore, type SharedStore } from "../../src/state/store.js";
 import {
   CONFIRMATION_TTL_SECONDS,
+  CONFIRMATIONS_PER_ADDRESS,
   CONFIRMATIONS_PER_MINUTE,
   canonicalJson,
 } from "../../src/tools/confirm-state.js";
 import { type Recorder, startRecorder, TEST_LIMITS, textOf } from "../helpers.js";
 import { type HttpHarness, startHttp } from "../http-helpers.js";
+import { startOAuth } from "../oauth-harness.js";
 
 const MODERN = "2026-07-28";
 const PROJECT = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
@@ -372,5 +374,80 @@ describe("one key's confirmations per minute", () => {
     rateLimitClock.now = () => later;
     expect((await client.call()).resultType).toBe("input_required");
     expect(posts()).toEqual([]);
+  });
+});
+
+describe("one address's confirmations per minute, over HTTP", () => {
+  it(`junk X-API-KEYs from one address share its ${CONFIRMATIONS_PER_ADDRESS}: past that no counter, no mark, nothing sent, and when to try again`, async () => {
+    // --oauth without MCP_AUTH_TOKEN: an X-API-KEY is taken unchecked, so each request may bring a new one.
+    const inner = memoryStore();
+    const marks = new Set<string>();
+    const counters = new Set<string>();
+    const store: SharedStore = {
+      ...inner,
+      setIfAbsent: (key, value, ttlMs) => {
+        if (key.startsWith(CONFIRMATION_MARK_PREFIX)) marks.add(key);
+        return inner.setIfAbsent(key, value, ttlMs);
+      },
+      increment: (key, ttlMs) => {
+        counters.add(key);
+        return inner.increment(key, ttlMs);
+      },
+    };
+    const oauth = await startOAuth({
+      upstream: { ...settings(), workspaceApiKey: undefined },
+      serverOptions: { store },
+      httpOverrides: { trustedProxies: ["127.0.0.1"] },
+    });
+    closers.push(() => oauth.close());
+    // One client; each request carries the key and the address (through the trusted proxy) set here.
+    const sender = { key: "junk-key-connect", address: "198.51.100.7" };
+    const transport = () =>
+      new ModernHttpTransport(new URL(oauth.url), {
+        fetch: (url, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("x-api-key", sender.key);
+          headers.set("x-forwarded-for", sender.address);
+          return fetch(url, { ...init, headers });
+        },
+      });
+    const client = await manualClient(transport, true)();
+    const withKey = (i: number) => {
+      sender.key = `junk-key-${i}`;
+      return client;
+    };
+    // A question asked first and answered once the address's budget is spent.
+    const held = await withKey(0).call();
+    expect(held.resultType).toBe("input_required");
+    // Each further junk key asks and accepts: two counts of the address's budget.
+    const rounds = (CONFIRMATIONS_PER_ADDRESS - 2) / 2;
+    for (let i = 1; i <= rounds; i++) {
+      const question = await withKey(i).call();
+      const accepted = await client.call({ inputResponses: ACCEPT, requestState: question.requestState });
+      expect(accepted.structuredContent).toEqual(COMMENT);
+    }
+    const last = await withKey(rounds + 1).call();
+    expect(last.resultType).toBe("input_required");
+    // The budget is spent: the held answer and new keys' questions are refused.
+    const late = await withKey(0).call({ inputResponses: ACCEPT, requestState: held.requestState });
+    const refused = [late];
+    for (let i = rounds + 2; i < rounds + 12; i++) refused.push(await withKey(i).call());
+    for (const result of refused) {
+      expect(result.isError).toBe(true);
+      expect(textOf(result as never)).toBe(
+        `tasks_comments: not sent: more than ${CONFIRMATIONS_PER_ADDRESS} confirmations were asked or answered from this client's network address in the last minute. Try again in 60 seconds.`,
+      );
+    }
+    // Marks: one per accepted answer; counters: one per key that asked within the budget, one for the address.
+    expect(marks.size).toBe(rounds);
+    const keyCounters = [...counters].filter((key) => /^ratelimit:confirm:[^:]+:\d+$/.test(key));
+    expect(keyCounters).toHaveLength(rounds + 2);
+    expect([...counters].filter((key) => key.startsWith("ratelimit:confirm:address:"))).toEqual([
+      `ratelimit:confirm:address:198.51.100.7:${window}`,
+    ]);
+    expect(posts()).toHaveLength(rounds);
+    // Another address has its own budget.
+    sender.address = "203.0.113.9";
+    expect((await withKey(999).call()).resultType).toBe("input_required");
   });
 });

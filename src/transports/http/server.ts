@@ -10,6 +10,7 @@ import type { HttpSettings } from "../../config/types.js";
 import { excerpt } from "../../excerpt.js";
 import { log, logs } from "../../log.js";
 import { OAuthChallenge } from "../../oauth/challenge.js";
+import { clientAddress, trustedProxies } from "../../oauth/client-address.js";
 import { SCOPES } from "../../oauth/grant.js";
 import type { OAuthServer } from "../../oauth/index.js";
 import { SERVER_NAME, SERVER_VERSION } from "../../version.js";
@@ -153,16 +154,20 @@ function allowedHostsOf(settings: HttpSettings): string[] {
 
 /**
  * What the MCP handlers learn of who a request is (ctx.http.authInfo): the client for the audit line,
- * the grant, and its scopes. Never the token itself. Requests not signed in by OAuth may do all a key can.
+ * the grant, and its scopes; the address it came from (by the sign-in endpoints' trusted-proxy rule),
+ * which write confirmations count against. Never the token itself. Requests not signed in by OAuth
+ * may do all a key can.
  */
-function authInfoOf(who: Who): AuthInfo {
-  if (who.via !== "grant") return { token: "", clientId: clientOf(who), scopes: [...SCOPES] };
+function authInfoOf(who: Who, address: string): AuthInfo {
+  if (who.via !== "grant") {
+    return { token: "", clientId: clientOf(who), scopes: [...SCOPES], extra: { address } };
+  }
   const { grant } = who;
   return {
     token: "",
     clientId: grant.clientId,
     scopes: [...grant.credentials.scopes],
-    extra: { grant: grant.grantId },
+    extra: { grant: grant.grantId, address },
   };
 }
 
@@ -174,6 +179,7 @@ export async function serveHttp(
 ): Promise<RunningHttp> {
   const storeReachable = options.storeReachable ?? (() => true);
   const guards = createGuards({ ...settings, allowedHosts: allowedHostsOf(settings) });
+  const proxies = trustedProxies(settings.trustedProxies);
   let oauth: OAuthServer | undefined;
   const frontDoor = createFrontDoor({
     authToken: settings.authToken,
@@ -208,7 +214,7 @@ export async function serveHttp(
       server ??= serverForRequest(req.headers, who);
       return server;
     };
-    const auth = authInfoOf(who);
+    const auth = authInfoOf(who, clientAddress(req, proxies));
     if (req.method !== "GET") inFlight.track(res); // an event stream is ended by closing its session
     if (req.method !== "POST") return revision2025.handle(req, res, undefined, logLine, serverOf, auth);
     const body = await readMcpBody(req, settings.maxBodyBytes);
