@@ -165,8 +165,7 @@ function judgeHtml(html: string, source: string, ownHref?: string): string[] {
     if (!("childNodes" in node)) return;
     if ("tagName" in node) {
       const tag = node.tagName;
-      if (!FORMATTING.has(tag) && tag !== "a" && !(tag === "input" && inItem))
-        found.push(`element <${tag}>`);
+      if (!FORMATTING.has(tag) && tag !== "a" && !(tag === "input" && inItem)) found.push(`element <${tag}>`);
       for (const { name, value } of node.attrs) {
         if (tag === "a" && name === "href") continue;
         if (tag === "code" && name === "class") found.push(`fence info ${JSON.stringify(value)}`);
