@@ -132,6 +132,7 @@ export function editDistance(a: string, b: string, most: number): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
+    let rowBest = i;
     for (let j = 1; j <= b.length; j++) {
       let best = Math.min(
         (previous[j] as number) + 1,
@@ -141,8 +142,9 @@ export function editDistance(a: string, b: string, most: number): number {
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
         best = Math.min(best, (before[j - 2] as number) + 1);
       row.push(best);
+      rowBest = Math.min(rowBest, best);
     }
-    if (Math.min(...row) > most) return most + 1;
+    if (rowBest > most) return most + 1;
     before = previous;
     previous = row;
   }
@@ -162,16 +164,36 @@ const editsAllowed = (length: number) => (length >= 10 ? 2 : length >= 6 ? 1 : 0
  */
 function names(nameWords: readonly string[], wanted: string, edits = editsAllowed(wanted.length)): boolean {
   if (wanted.length >= 6 && nameWords.join("").includes(wanted)) return true;
+  const tried = new Set<string>();
   for (let start = 0; start < nameWords.length; start++) {
     let run = "";
     for (let end = start; end < nameWords.length; end++) {
       run += nameWords[end];
       if (run.length > wanted.length + edits) break;
-      if (run === wanted || (edits > 0 && run.length >= 5 && editDistance(run, wanted, edits) <= edits))
-        return true;
+      if (run === wanted) return true;
+      if (edits === 0 || run.length < 5 || run.length < wanted.length - edits || tried.has(run)) continue;
+      tried.add(run);
+      if (bagDistance(run, wanted) <= edits && editDistance(run, wanted, edits) <= edits) return true;
     }
   }
   return false;
+}
+
+/**
+ * How many letters one word has more of than the other, counted as multisets: a lower bound of the
+ * edit distance that costs one pass, so most runs are ruled out before the table is built.
+ */
+function bagDistance(a: string, b: string): number {
+  const counts = new Map<string, number>();
+  for (const c of a) counts.set(c, (counts.get(c) ?? 0) + 1);
+  for (const c of b) counts.set(c, (counts.get(c) ?? 0) - 1);
+  let more = 0;
+  let fewer = 0;
+  for (const n of counts.values()) {
+    if (n > 0) more += n;
+    else fewer -= n;
+  }
+  return Math.max(more, fewer);
 }
 
 /** The scripts a letter can be of, by name; a letter of none of these is "other". */
@@ -237,6 +259,14 @@ function brokenWord(text: string): string[] | undefined {
   return undefined;
 }
 
+const ownSkeletons = new Map<string, string>();
+/** The skeleton of one of this file's own words (a fixed set), worked out once. */
+function ownSkeleton(word: string): string {
+  let found = ownSkeletons.get(word);
+  if (found === undefined) ownSkeletons.set(word, (found = skeleton(word)));
+  return found;
+}
+
 /** Whether a name claims a verification: a claim word in any of its languages, "by <company>", a check mark. */
 function claimsVerification(name: string, nameWords: readonly string[]): boolean {
   const letters = nameWords.join("");
@@ -247,12 +277,12 @@ function claimsVerification(name: string, nameWords: readonly string[]): boolean
     KATAKANA_CHECK.test(written) ||
     CLAIM_WORDS.some((word) => {
       // A short word only as a word of its own: "resmi" is Turkish, "Jahresmiete" German.
-      const wanted = skeleton(word);
+      const wanted = ownSkeleton(word);
       return wanted.length > 5 ? letters.includes(wanted) : names(nameWords, wanted, 0);
     }) ||
-    CLAIM_WORDS_MISSPELT.some((word) => names(nameWords, skeleton(word), 1)) ||
-    CLAIM_WORDS_WRITTEN.some((word) => small.includes(word) || letters.includes(skeleton(word))) ||
-    CLAIM_COMPANIES.some((company) => names(nameWords, skeleton(`by${company}`), 0))
+    CLAIM_WORDS_MISSPELT.some((word) => names(nameWords, ownSkeleton(word), 1)) ||
+    CLAIM_WORDS_WRITTEN.some((word) => small.includes(word) || letters.includes(ownSkeleton(word))) ||
+    CLAIM_COMPANIES.some((company) => names(nameWords, ownSkeleton(`by${company}`), 0))
   );
 }
 
@@ -277,7 +307,7 @@ export function nameFlags(name: string, documentHost?: string): NameFlag[] {
   const flags: NameFlag[] = [];
   const nameWords = words(name);
   const own = documentHost === undefined ? undefined : assistantAt(documentHost);
-  const like = ASSISTANTS.find((a) => a.words.some((word) => names(nameWords, skeleton(word))));
+  const like = ASSISTANTS.find((a) => a.words.some((word) => names(nameWords, ownSkeleton(word))));
   if (like && like.name !== own) flags.push({ kind: "lookalike", assistant: like.name });
   const scripts = scriptsOf(name);
   const broken = brokenWord(name);
