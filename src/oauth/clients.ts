@@ -47,7 +47,10 @@ export class ClientDirectory {
     return {
       clientId,
       name: typeof metadata.n === "string" ? metadata.n : undefined,
-      redirectUris: Array.isArray(metadata.r) ? (metadata.r as string[]) : [],
+      // Checked again: a URI registered before a rule tightened no longer matches.
+      redirectUris: Array.isArray(metadata.r)
+        ? (metadata.r as string[]).filter((uri) => !redirectUriProblem(uri))
+        : [],
       authMethod,
       secret: authMethod === "none" ? undefined : clientSecretOf(signKey, clientId),
     };

@@ -29,23 +29,51 @@ export const ASSISTANTS: readonly { name: string; words: readonly string[]; host
 ];
 
 /**
- * Words by which a name claims a check nobody made, in English, French, German, Spanish, Portuguese,
- * Italian and Dutch (matched inside words and compounds, after folding case, accents and look-alikes),
- * then in Japanese and Chinese (matched as written); "by <company>" below.
+ * Words by which a name claims a check nobody made, matched inside words and compounds after folding
+ * case, accents and look-alikes: English, French, German, Spanish, Portuguese, Italian, Dutch, Polish
+ * and Turkish. Not "secure" or "safe", which say nothing about anyone checking and are common in
+ * honest names.
  */
 const CLAIM_WORDS = [
   ...["verified", "official", "certified", "trusted", "trustworthy", "authentic", "genuine", "approved"],
-  ...["endorsed", "authorized", "authorised"],
+  ...["endorsed", "authorized", "authorised", "validated", "vetted", "audited", "accredited"],
+  ...["legitimate", "sanctioned", "whitelisted", "allowlisted", "reviewed", "securedby", "protectedby"],
   ...["verifie", "officiel", "certifie", "deconfiance", "authentique", "approuve"],
   ...["verifiziert", "offiziell", "zertifiziert", "gepruft", "vertrauenswurdig", "authentisch"],
+  ...["validiert", "auditiert", "genehmigt"],
   ...["verificad", "oficial", "certificad", "confiable", "confiavel", "autentic", "aprobad", "aprovad"],
-  ...["verificat", "ufficial", "certificato", "certificata", "affidabile", "approvat", "geverifieerd"],
+  ...["validado", "validada", "auditado", "auditada"],
+  ...["verificat", "ufficial", "certificato", "certificata", "affidabile", "approvat", "convalidat"],
+  ...["geverifieerd", "gevalideerd", "goedgekeurd", "officieel", "gecertificeerd"],
+  ...["weryfikowan", "oficjaln", "certyfikowan", "zaufan", "zatwierdzon", "autentyczn", "sprawdzon"],
+  ...["potwierdzon", "dogrulanmis", "dogrulandi", "dogrulanan", "onayli", "onaylanmis", "guvenilir"],
+  ...["sertifikali", "resmi"],
 ];
-const CLAIM_WORDS_CJK = ["公式", "公認", "認証", "認定", "検証済", "確認済", "正規", "官方", "认证", "認證"];
-const CLAIM_WORDS_CJK_MORE = ["验证", "驗證", "可信", "正版", "인증", "공식"];
+/**
+ * The same in scripts whose letters the skeleton does not keep whole, matched as written (after NFKC
+ * and lower case): Russian, Ukrainian, Arabic, Hindi, Japanese, Chinese, Korean.
+ */
+const CLAIM_WORDS_WRITTEN = [
+  ...["проверен", "официальн", "сертифицирован", "подтвержд", "верифицирован", "доверенн", "одобрен"],
+  ...["подлинн", "перевірен", "офіційн", "сертифікован", "підтверджен", "довірен", "схвален"],
+  ...["верифікован", "справжн"],
+  ...["موثق", "موثوق", "رسمي", "معتمد", "مصدق", "تم التحقق"],
+  ...["सत्यापित", "आधिकारिक", "प्रमाणित", "विश्वसनीय", "अनुमोदित", "स्वीकृत"],
+  ...["公式", "公認", "認証", "認定", "検証済", "確認済", "正規", "官方", "认证", "認證"],
+  ...["验证", "驗證", "可信", "正版", "인증", "공식"],
+];
+/** Claim words also caught one edit off ("Verfied", "Offical"): those whose neighbours are no ordinary words. */
+const CLAIM_WORDS_MISSPELT = ["verified", "official", "certified", "accredited"];
 const CLAIM_COMPANIES = ["anthropic", "openai", "google", "microsoft", "github", "apple", "meta"];
-/** Check marks and what passes for one: √ ∛ ∜, ☑ ✅ ✓ ✔ (with or without the emoji selector), 🗸 🗹, Aegean 𐄂, 🮱. */
-const CHECK_MARKS = /[\u221A-\u221C\u2611\u2705\u2713\u2714\u{1F5F8}\u{1F5F9}\u{10102}\u{1FBB1}]/u;
+/**
+ * Marks that say "checked": √ ∛ ∜, ☑ ✅ ✓ ✔ (with or without the emoji selector), 🗸 🗹, Aegean 𐄂, 🮱,
+ * APL's ⍻, 🆗; and the padlocks and shield 🔏 🔐 🔒 🛡, which copy a browser's own sign that a site was
+ * checked. A cross (☒ ✗) or an arrow claims nothing.
+ */
+const CHECK_MARKS =
+  /[\u221A-\u221C\u237B\u2611\u2705\u2713\u2714\u{1F197}\u{1F50F}\u{1F510}\u{1F512}\u{1F5F8}\u{1F5F9}\u{1F6E1}\u{10102}\u{1FBB1}]/u;
+/** The katakana レ standing alone, as Japanese writes a check mark (inside a word it is a syllable). */
+const KATAKANA_CHECK = /(?<![\p{L}\u30FC])\u30EC(?![\p{L}\u30FC])/u;
 
 let folds: Map<string, string> | undefined;
 /** The generated table (src/oauth/confusable-letters.ts), read into a map when first needed. */
@@ -80,34 +108,92 @@ export function skeleton(text: string): string {
     .replace(/vv/g, "w");
 }
 
+/**
+ * A name's words, each as its skeleton: split where the name breaks (spaces, punctuation), where a
+ * small letter meets a capital (CamelCase) and where letters meet digits, so that "CluadeConnector" and
+ * "Cluade3" hold the word "cluade".
+ */
 const words = (text: string) =>
-  skeleton(text)
+  skeleton(
+    removeHidden(text, { removed: 0 })
+      .normalize("NFKC")
+      .replace(/(\p{Ll})(?=\p{Lu})|(\p{L})(?=\p{Nd})|(\p{Nd})(?=\p{L})/gu, "$1$2$3 "),
+  )
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
 
-/** Same length, at most one letter different: a look-alike letter the tables do not know. */
-function oneLetterOff(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let differences = 0;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && ++differences > 1) return false;
-  return true;
+/**
+ * The optimal string alignment distance (Damerau–Levenshtein, each part edited once): letters
+ * substituted, dropped, added or two neighbours swapped, counted; anything past `most` is `most + 1`.
+ */
+export function editDistance(a: string, b: string, most: number): number {
+  if (Math.abs(a.length - b.length) > most) return most + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j++) {
+      let best = Math.min(
+        (previous[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, (before[j - 2] as number) + 1);
+      row.push(best);
+      rowBest = Math.min(rowBest, best);
+    }
+    if (rowBest > most) return most + 1;
+    before = previous;
+    previous = row;
+  }
+  return Math.min(previous[b.length] as number, most + 1);
 }
 
 /**
- * Whether `wanted` (one word, its skeleton) is a run of the name's words; when six letters or more, also
- * inside the name, or a run of its words one letter off.
+ * How many edits (a letter changed, dropped, added, or two swapped) still name an assistant's word of
+ * this length: one from six letters ("Claud", "Cluade", "Curosr"), two from ten ("Perplxeity"); none
+ * below six, where the neighbours are ordinary words (clone, cling, coder, codes for cline, codex).
  */
-function names(nameWords: readonly string[], wanted: string): boolean {
-  const long = wanted.length >= 6;
-  if (long && nameWords.join("").includes(wanted)) return true;
+const editsAllowed = (length: number) => (length >= 10 ? 2 : length >= 6 ? 1 : 0);
+
+/**
+ * Whether `wanted` (one word, its skeleton) is a run of the name's words, or a run a few edits off it
+ * (see editsAllowed); when six letters or more, also inside the name.
+ */
+function names(nameWords: readonly string[], wanted: string, edits = editsAllowed(wanted.length)): boolean {
+  if (wanted.length >= 6 && nameWords.join("").includes(wanted)) return true;
+  const tried = new Set<string>();
   for (let start = 0; start < nameWords.length; start++) {
     let run = "";
-    for (let end = start; end < nameWords.length && run.length < wanted.length; end++) {
+    for (let end = start; end < nameWords.length; end++) {
       run += nameWords[end];
-      if (run === wanted || (long && oneLetterOff(run, wanted))) return true;
+      if (run.length > wanted.length + edits) break;
+      if (run === wanted) return true;
+      if (edits === 0 || run.length < 5 || run.length < wanted.length - edits || tried.has(run)) continue;
+      tried.add(run);
+      if (bagDistance(run, wanted) <= edits && editDistance(run, wanted, edits) <= edits) return true;
     }
   }
   return false;
+}
+
+/**
+ * How many letters one word has more of than the other, counted as multisets: a lower bound of the
+ * edit distance that costs one pass, so most runs are ruled out before the table is built.
+ */
+function bagDistance(a: string, b: string): number {
+  const counts = new Map<string, number>();
+  for (const c of a) counts.set(c, (counts.get(c) ?? 0) + 1);
+  for (const c of b) counts.set(c, (counts.get(c) ?? 0) - 1);
+  let more = 0;
+  let fewer = 0;
+  for (const n of counts.values()) {
+    if (n > 0) more += n;
+    else fewer -= n;
+  }
+  return Math.max(more, fewer);
 }
 
 /** The scripts a letter can be of, by name; a letter of none of these is "other". */
@@ -173,15 +259,30 @@ function brokenWord(text: string): string[] | undefined {
   return undefined;
 }
 
+const ownSkeletons = new Map<string, string>();
+/** The skeleton of one of this file's own words (a fixed set), worked out once. */
+function ownSkeleton(word: string): string {
+  let found = ownSkeletons.get(word);
+  if (found === undefined) ownSkeletons.set(word, (found = skeleton(word)));
+  return found;
+}
+
 /** Whether a name claims a verification: a claim word in any of its languages, "by <company>", a check mark. */
 function claimsVerification(name: string, nameWords: readonly string[]): boolean {
   const letters = nameWords.join("");
   const written = removeHidden(name, { removed: 0 }).normalize("NFKC");
+  const small = written.toLowerCase();
   return (
     CHECK_MARKS.test(written) ||
-    CLAIM_WORDS.some((word) => letters.includes(skeleton(word))) ||
-    [...CLAIM_WORDS_CJK, ...CLAIM_WORDS_CJK_MORE].some((word) => written.includes(word)) ||
-    CLAIM_COMPANIES.some((company) => names(nameWords, skeleton(`by${company}`)))
+    KATAKANA_CHECK.test(written) ||
+    CLAIM_WORDS.some((word) => {
+      // A short word only as a word of its own: "resmi" is Turkish, "Jahresmiete" German.
+      const wanted = ownSkeleton(word);
+      return wanted.length > 5 ? letters.includes(wanted) : names(nameWords, wanted, 0);
+    }) ||
+    CLAIM_WORDS_MISSPELT.some((word) => names(nameWords, ownSkeleton(word), 1)) ||
+    CLAIM_WORDS_WRITTEN.some((word) => small.includes(word) || letters.includes(ownSkeleton(word))) ||
+    CLAIM_COMPANIES.some((company) => names(nameWords, ownSkeleton(`by${company}`), 0))
   );
 }
 
@@ -206,7 +307,7 @@ export function nameFlags(name: string, documentHost?: string): NameFlag[] {
   const flags: NameFlag[] = [];
   const nameWords = words(name);
   const own = documentHost === undefined ? undefined : assistantAt(documentHost);
-  const like = ASSISTANTS.find((a) => a.words.some((word) => names(nameWords, skeleton(word))));
+  const like = ASSISTANTS.find((a) => a.words.some((word) => names(nameWords, ownSkeleton(word))));
   if (like && like.name !== own) flags.push({ kind: "lookalike", assistant: like.name });
   const scripts = scriptsOf(name);
   const broken = brokenWord(name);

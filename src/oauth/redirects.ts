@@ -14,7 +14,55 @@ const REFUSED_SCHEMES = new Set([
   "ws:",
   "wss:",
 ]);
+/**
+ * Schemes that open the address they carry in a web browser (iOS's and Android's browser schemes, a
+ * browser's own "open this URL" scheme, an Android intent or app link that can name a browser): the code
+ * would end on a website while the page says "an app on this device".
+ */
+const BROWSER_SCHEMES = new Set([
+  "googlechrome",
+  "googlechromes",
+  "googlechrome-x-callback",
+  "firefox",
+  "firefox-focus",
+  "firefox-klar",
+  "microsoft-edge",
+  "microsoft-edge-http",
+  "microsoft-edge-https",
+  "opera-http",
+  "opera-https",
+  "touch-http",
+  "touch-https",
+  "x-safari-http",
+  "x-safari-https",
+  "brave",
+  "ddgquicklink",
+  "duckduckgo",
+  "yandexbrowser-open-url",
+  "samsunginternet",
+  "x-web-search",
+  "intent",
+  "android-app",
+]);
 export const MAX_REDIRECT_URI_LENGTH = 2000;
+
+/** Whether a non-web redirect URI would end at a website: a browser's scheme, or a web address inside. */
+function handedToBrowser(url: URL): boolean {
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (BROWSER_SCHEMES.has(scheme) || scheme.includes("http")) return true;
+  // The web address may be the remainder itself (firefox:https://…) or a parameter, percent-encoded
+  // (a byte at a time, so that a malformed sequence elsewhere hides nothing).
+  let rest = url.href.slice(url.protocol.length);
+  for (let round = 0; round < 4; round++) {
+    if (/https?:/i.test(rest)) return true;
+    const decoded = rest.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+    if (decoded === rest) return false;
+    rest = decoded;
+  }
+  return /https?:/i.test(rest);
+}
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(text: string): string | undefined {
@@ -30,6 +78,9 @@ export function redirectUriProblem(text: string): string | undefined {
   if (REFUSED_SCHEMES.has(url.protocol)) return `the ${url.protocol} scheme is not allowed`;
   if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) {
     return "http is allowed only on loopback (127.0.0.1, [::1], localhost); use https";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:" && handedToBrowser(url)) {
+    return `handed to a web browser (the ${url.protocol} scheme opens a website, not an app); register the https URI itself`;
   }
   return undefined;
 }

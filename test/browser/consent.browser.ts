@@ -13,9 +13,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Keyring, signClientId } from "../../src/oauth/seal.js";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { listeningUrl } from "../every-tool.js";
-import { type OAuthHarness, startFlow, startMetadataHost, startOAuth } from "../oauth-harness.js";
+import {
+  type OAuthHarness,
+  startFlow,
+  startMetadataHost,
+  startOAuth,
+  TEST_SECRET,
+} from "../oauth-harness.js";
 import { launchChromium, spawnDemoServer } from "./chromium.js";
 
 let server: ChildProcess;
@@ -201,7 +208,7 @@ describe("the consent page's identity lines", () => {
       ["\u1d04\u029f\u1d00\u1d1c\u1d05\u1d07", [LOOKS_LIKE("Claude")]],
       ["Clau\u0111e", [LOOKS_LIKE("Claude")]],
       ["Curso\ua785", [LOOKS_LIKE("Cursor")]],
-      ["Clau\u30c6de", [mixed]],
+      ["Clau\u30c6de", [LOOKS_LIKE("Claude"), mixed]],
       ["VerifiedConnector", [CLAIMS]],
       ["OfficialWorkspaceApp", [CLAIMS]],
       ["Connecteur v\u00e9rifi\u00e9", [CLAIMS]],
@@ -215,6 +222,55 @@ describe("the consent page's identity lines", () => {
       return found;
     });
     expect(read).toEqual(cases);
+  });
+
+  it("names a letter off an assistant's, and claims in more words, languages and marks, are flagged", async () => {
+    const cases: [string, string[]][] = [
+      ["Cluade", [LOOKS_LIKE("Claude")]],
+      ["ChatGTP", [LOOKS_LIKE("ChatGPT")]],
+      ["Cladue Desktop", [LOOKS_LIKE("Claude")]],
+      ["Curosr", [LOOKS_LIKE("Cursor")]],
+      ["Antrhopic Assistant", [LOOKS_LIKE("Claude")]],
+      ["Claud", [LOOKS_LIKE("Claude")]],
+      ["Validated Connector", [CLAIMS]],
+      ["Vetted App", [CLAIMS]],
+      ["Audited App", [CLAIMS]],
+      ["\u041f\u0440\u043e\u0432\u0435\u0440\u0435\u043d\u043e", [CLAIMS]], // Проверено
+      ["App \u237b", [CLAIMS]],
+      ["App \u{1f197}", [CLAIMS]],
+    ];
+    const read = await inBrowser(async (page) => {
+      const found: [string, string[]][] = [];
+      for (const [i, [name]] of cases.entries())
+        found.push([name, (await readIdentity(page, await registered(name), `variant-${i}`)).warnings]);
+      return found;
+    });
+    expect(read).toEqual(cases);
+  });
+
+  it("a redirect handed to a browser, registered before it was refused: an error page, no choices", async () => {
+    const redirect = "microsoft-edge:https://evil.example/cb";
+    const url = await registered("Notes");
+    url.searchParams.set(
+      "client_id",
+      await signClientId(new Keyring([TEST_SECRET]), { r: [redirect], n: "Notes", m: "none" }),
+    );
+    url.searchParams.set("redirect_uri", redirect);
+    const read = await inBrowser(async (page) => {
+      const answer = await page.goto(url.href);
+      return {
+        status: answer?.status(),
+        heading: await page.getByRole("heading", { level: 1 }).innerText(),
+        alert: await page.getByRole("alert").innerText(),
+        buttons: await page.getByRole("button").count(),
+      };
+    });
+    expect(read).toEqual({
+      status: 400,
+      heading: "Sign-in cannot continue",
+      alert: "The address to send you back to is not one the application registered.",
+      buttons: 0,
+    });
   });
 
   it("a registered client named like an assistant, on that assistant's host: flagged, with the whole address", async () => {

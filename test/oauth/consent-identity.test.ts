@@ -2,6 +2,7 @@
 // client's self-given name earns (a known assistant's look-alike, mixed scripts, a claimed verification).
 import { describe, expect, it } from "vitest";
 import { identityOf, nameFlags, scriptsOf, skeleton } from "../../src/oauth/consent-identity.js";
+import { editDistance } from "../../src/oauth/consent-names.js";
 import { renderConsentPage } from "../../src/oauth/consent-page.js";
 
 describe("skeleton", () => {
@@ -61,6 +62,70 @@ describe("name flags", () => {
     }
   });
 
+  it("counts letters changed, dropped, added or swapped (optimal string alignment), up to a bound", () => {
+    expect(
+      [
+        ["claude", "claude"],
+        ["cluade", "claude"],
+        ["claud", "claude"],
+        ["clauude", "claude"],
+        ["clouda", "claude"],
+        ["ca", "abc"], // optimal string alignment: no edit of a swapped pair
+        ["perplxeity", "perplexity"],
+      ].map(([a, b]) => editDistance(a as string, b as string, 3)),
+    ).toEqual([0, 1, 1, 1, 2, 3, 1]);
+    expect(editDistance("windsurf", "anywhere", 2)).toBe(3);
+    expect(editDistance("a", "abcdef", 2)).toBe(3);
+  });
+
+  it("flags a known assistant's name with a letter swapped, dropped or added, alone or across words", () => {
+    for (const [name, assistant] of [
+      ["Cluade", "Claude"],
+      ["ChatGTP", "ChatGPT"],
+      ["Chat GTP", "ChatGPT"],
+      ["Cladue Desktop", "Claude"],
+      ["Curosr", "Cursor"],
+      ["Antrhopic Assistant", "Claude"],
+      ["Claud", "Claude"],
+      ["Claudde", "Claude"],
+      ["Gemnii", "Gemini"],
+      ["OpenIA", "ChatGPT"],
+      ["CluadeConnector", "Claude"], // CamelCase
+      ["Cluade3", "Claude"], // digits
+      ["Cla ude", "Claude"],
+      ["Perplxeity", "Perplexity"], // ten letters: two edits
+      ["Prplxity", "Perplexity"],
+      ["Visual Studo Cdoe", "VS Code"],
+    ] as const)
+      expect([name, nameFlags(name).find((f) => f.kind === "lookalike")]).toEqual([
+        name,
+        { kind: "lookalike", assistant },
+      ]);
+    // The price: ordinary words one edit from a six-letter name are flagged too (docs/security.md).
+    for (const [name, assistant] of [
+      ["Clause", "Claude"],
+      ["Curso", "Cursor"],
+    ] as const)
+      expect([name, nameFlags(name)]).toEqual([name, [{ kind: "lookalike", assistant }]]);
+  });
+
+  it("leaves names two edits from a shorter assistant word alone, and the neighbours of five-letter ones", () => {
+    for (const name of [
+      "Clone",
+      "Cling",
+      "Coder",
+      "Codes",
+      "Line notes",
+      "Windsor",
+      "Anywhere",
+      "Anthropoid",
+      "Glade",
+      "Chatbot",
+      "Gemstone",
+    ])
+      expect([name, nameFlags(name)]).toEqual([name, []]);
+  });
+
   it("leaves ordinary names alone, and short assistant names that are only inside a word", () => {
     for (const name of [
       "Test assistant",
@@ -113,8 +178,14 @@ describe("name flags", () => {
   });
 
   it("flags scripts mixed inside one word, but not words of different scripts side by side", () => {
-    expect(nameFlags("Clau\u30c6de")).toEqual([{ kind: "mixed_scripts", scripts: ["Latin", "Katakana"] }]);
-    expect(nameFlags("Cl\u65e5aude notes")).toEqual([{ kind: "mixed_scripts", scripts: ["Latin", "Han"] }]);
+    expect(nameFlags("Clau\u30c6de")).toEqual([
+      { kind: "lookalike", assistant: "Claude" }, // one letter added
+      { kind: "mixed_scripts", scripts: ["Latin", "Katakana"] },
+    ]);
+    expect(nameFlags("Cl\u65e5aude notes")).toEqual([
+      { kind: "lookalike", assistant: "Claude" },
+      { kind: "mixed_scripts", scripts: ["Latin", "Han"] },
+    ]);
     for (const name of [
       "Notes \u30ce\u30fc\u30c8",
       "Claude\u30a2\u30d7\u30ea",
@@ -165,6 +236,64 @@ describe("name flags", () => {
     ])
       expect([name, nameFlags(name).some((f) => f.kind === "claims_verification")]).toEqual([name, true]);
     for (const name of ["Workspace Sync", "Task board", "Notes \u2192 tasks"])
+      expect([name, nameFlags(name)]).toEqual([name, []]);
+  });
+});
+
+describe("claims of a verification, further", () => {
+  it("flags more claim words, misspelt ones, and other languages' (ru, uk, pl, tr, ar, hi)", () => {
+    for (const name of [
+      "Validated Connector",
+      "Vetted App",
+      "Audited App",
+      "Accredited tool",
+      "Legitimate sync",
+      "Verfied App",
+      "Offical app",
+      "Certifed tasks",
+      "Secured by Okta",
+      "Conector validado",
+      "Validierte App",
+      "\u041f\u0440\u043e\u0432\u0435\u0440\u0435\u043d\u043e", // Проверено
+      "\u041f\u0420\u041e\u0412\u0415\u0420\u0415\u041d\u041e", // ПРОВЕРЕНО
+      "\u041e\u0444\u0438\u0446\u0438\u0430\u043b\u044c\u043d\u043e\u0435 \u043f\u0440\u0438\u043b\u043e\u0436\u0435\u043d\u0438\u0435", // Официальное приложение
+      "\u041f\u0435\u0440\u0435\u0432\u0456\u0440\u0435\u043d\u0438\u0439 \u0434\u043e\u0434\u0430\u0442\u043e\u043a", // Перевірений додаток
+      "Zweryfikowana aplikacja",
+      "Oficjalna aplikacja",
+      "Do\u011frulanm\u0131\u015f uygulama", // Doğrulanmış uygulama
+      "Resmi uygulama",
+      "\u062a\u0637\u0628\u064a\u0642 \u0645\u0648\u062b\u0642", // تطبيق موثق
+      "\u062a\u0637\u0628\u064a\u0642 \u0631\u0633\u0645\u064a", // تطبيق رسمي
+      "\u0938\u0924\u094d\u092f\u093e\u092a\u093f\u0924 \u0910\u092a", // सत्यापित ऐप
+      "\u0906\u0927\u093f\u0915\u093e\u0930\u093f\u0915 \u0910\u092a", // आधिकारिक ऐप
+    ])
+      expect([name, nameFlags(name).some((f) => f.kind === "claims_verification")]).toEqual([name, true]);
+  });
+
+  it("flags check marks, OK signs, padlocks and a lone katakana check; not crosses, arrows, or レ in a word", () => {
+    for (const mark of [
+      "\u237b",
+      "\u{1f197}",
+      "\u2611\ufe0e",
+      "\u{1f512}",
+      "\u{1f510}",
+      "\u{1f6e1}\ufe0f",
+      "\u30ec",
+    ])
+      expect([mark, nameFlags(`App ${mark}`)]).toEqual([mark, [{ kind: "claims_verification" }]]);
+    for (const name of [
+      "App \u2612",
+      "App \u2717",
+      "Notes \u2192 tasks",
+      "\u30ec\u30b7\u30d4\u5e33", // レシピ帳
+      "\u30c8\u30ec\u30fc\u30cb\u30f3\u30b0", // トレーニング
+      "Secure Notes",
+      "Safe Sync",
+      "Certificate manager",
+      "Code reviewer",
+      "Schema validator",
+      "Jahresmiete",
+    ])
       expect([name, nameFlags(name)]).toEqual([name, []]);
   });
 });
