@@ -118,7 +118,7 @@ const BASE = "https://host.invalid/";
 /** The host a browser reads from `url` (WHATWG parsing: `\` is `/` in http(s)), or undefined. */
 function hostOf(url: string): string | undefined {
   try {
-    return new URL(/^(?:[A-Za-z][A-Za-z0-9+.-]*:|\/\/)/.test(url) ? url : `http://${url}`, BASE).host;
+    return new URL(url, BASE).host;
   } catch {
     return undefined;
   }
@@ -129,20 +129,20 @@ function linkShows(text: string, href: string, source: string): boolean {
   if (!/^(?:(?:https?|ftp|mailto):|\/\/)/i.test(href)) return false;
   const target = targetAsRead(href);
   // Hosts compare without case (punycode decodes to lower case).
-  const same = [text, `http://${text}`, `mailto:${text}`].some((candidate) => {
-    const read = percentDecoded(candidate);
-    return read.toLowerCase() === target.toLowerCase() || read === percentDecoded(href);
+  const read = [text, `http://${text}`, `mailto:${text}`].filter((candidate) => {
+    const decoded = percentDecoded(candidate);
+    return decoded.toLowerCase() === target.toLowerCase() || decoded === percentDecoded(href);
   });
   // The text must also be what the source says, not a look-alike a renderer made of it.
   const unescaped = source.replace(/\\([!-/:-@[-`{-~])/g, "$1");
   const forms = [source, unescaped, percentDecoded(source), referencesDecoded(unescaped)];
   const inSource = forms.some((form) => form.includes(text));
-  // And a browser reading the text as an address goes to the target's host (`a.example\@b.example`
+  // And a browser reading the text as that address goes to the target's host (`a.example\@b.example`
   // reads as a.example, while its target `a.example%5C@b.example` is b.example); a target with no
   // host a browser accepts goes nowhere.
   const host = /^mailto:/i.test(href) ? undefined : hostOf(href);
-  const sameHost = host === undefined || hostOf(text) === host;
-  return same && inSource && sameHost;
+  const sameHost = host === undefined || read.some((address) => hostOf(address) === host);
+  return read.length > 0 && inSource && sameHost;
 }
 
 const LETTERS = /[\p{L}\p{N}]/gu;

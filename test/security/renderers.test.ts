@@ -77,7 +77,8 @@ const WRAPPED: Record<string, [keyof typeof WRAPS, string]> = {
 /**
  * What the fuzzer found, each kept: a twin inside a host a linkifier encodes as punycode, a trailing
  * backslash escaping the assistant's own bracket, a reference spelled out by `&amp;`, a punycode label
- * after a percent escape, a loose task list (its checkbox in the item's paragraph, which shows).
+ * after a percent escape, a loose task list (its checkbox in the item's paragraph, which shows), a
+ * `www.` address running into a scheme (whose host the judge must read as the renderer's target does).
  */
 const FOUND = [
   "//e.example<b ",
@@ -89,6 +90,9 @@ const FOUND = [
   "&amp;#x200B;\n",
   "<https://e.example>%20xn--80ak6aa92e.com",
   "\n\n- [x]\t<\n",
+  "www.e.exampleftp://files.example/pub\n",
+  "www.e.examplemailto:a@e.example\n",
+  "www.e.examplehttps://e.example/p\n",
 ];
 
 describe("text from the APIs in every renderer", () => {
