@@ -206,6 +206,13 @@ export function targetRows(results: Omit<Results, "targets">): TargetRow[] {
             SANITIZE_100KB_LINE_MS,
             " ms",
           ),
+          atMost(
+            "sanitizing 100 KB of subdivision flags (tag sequences; median)",
+            ms(sanitize.medianMs["100 KB flags"]!),
+            sanitize.medianMs["100 KB flags"]!,
+            SANITIZE_100KB_LINE_MS,
+            " ms",
+          ),
         ]
       : []),
   ];

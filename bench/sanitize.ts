@@ -1,6 +1,7 @@
 // Sanitizing is synchronous: a long hostile string stalls every user of a hosted server while it runs.
 // The time of the build under test's sanitizeText on mixed hostile Markdown (the sandbox's attack corpus
-// and the Markdown people write, over and over) of 10 KB and 100 KB, in this process. Reported by
+// and the Markdown people write, over and over) of 10 KB and 100 KB, and on 100 KB of one subdivision
+// flag over and over (a tag sequence: every character but one of it is hidden), in this process. Reported by
 // `npm run bench`, judged against SANITIZE_100KB_LINE_MS; `node bench/.out/bench/sanitize.js [dist]` alone.
 import { pathToFileURL } from "node:url";
 import { ATTACKS, MARKDOWN } from "../src/sandbox/hostile-text.js";
@@ -21,14 +22,24 @@ export function hostileMarkdown(chars: number): string {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** The median time of sanitizeText on 10 KB and 100 KB, each string new to the call (no cache helps). */
+/** The England flag: a black flag, five tag characters and a cancel tag. */
+const FLAG = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
+
+/** The hostile inputs by name: mixed Markdown, and subdivision flags. */
+const INPUTS: Record<string, () => string> = {
+  "10 KB": () => hostileMarkdown(10_000),
+  "100 KB": () => hostileMarkdown(100_000),
+  "100 KB flags": () => FLAG.repeat(Math.floor(100_000 / FLAG.length)),
+};
+
+/** The median time of sanitizeText on each input, each string new to the call (no cache helps). */
 export async function measureSanitize(dist = DIST, runs = 15): Promise<SanitizeFigures> {
   const { sanitizeText } = (await import(pathToFileURL(`${dist}tools/sanitize.js`).href)) as {
     sanitizeText: (text: string) => { text: string };
   };
   const medianMs: Record<string, number> = {};
-  for (const chars of [10_000, 100_000]) {
-    const base = hostileMarkdown(chars);
+  for (const [name, input] of Object.entries(INPUTS)) {
+    const base = input();
     sanitizeText(`warm ${base}`);
     const times: number[] = [];
     for (let run = 0; run < runs; run++) {
@@ -37,7 +48,7 @@ export async function measureSanitize(dist = DIST, runs = 15): Promise<SanitizeF
       sanitizeText(text);
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    medianMs[`${chars / 1000} KB`] = median(times);
+    medianMs[name] = median(times);
   }
   return { medianMs };
 }

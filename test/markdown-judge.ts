@@ -29,15 +29,13 @@ export const ALWAYS_HIDDEN =
 
 /**
  * Invisible characters doing a visible job, as Unicode uses them: a presentation selector after an
- * emoji, a joiner inside an emoji sequence or between letters of a script that joins them, an
- * ideographic variation selector after a Han character, the three subdivision flags. Taken out before
- * the check.
+ * emoji, a joiner inside an emoji sequence or between letters of a script that joins them, the three
+ * subdivision flags. Taken out before the check.
  */
 const VISIBLE_JOBS = [
   /(?<=\p{Emoji}[\u{1F3FB}-\u{1F3FF}]?)[\uFE0E\uFE0F]/gu,
   /(?<=\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200D(?=\p{Extended_Pictographic})/gu,
   /(?<=[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}])[\u200C\u200D]/gu,
-  /(?<=\p{Script=Han})[\u{E0100}-\u{E01EF}]/gu,
   /(?<=\u{1F3F4})\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}/gu,
 ];
 const withoutVisibleJobs = (text: string) => VISIBLE_JOBS.reduce((out, job) => out.replace(job, ""), text);
@@ -116,20 +114,35 @@ const referencesDecoded = (text: string) =>
 const targetAsRead = (href: string) =>
   percentDecoded(href).replace(/(?<![A-Za-z0-9-])xn--[A-Za-z0-9-]+/gi, (label) => punycode.toUnicode(label));
 
+const BASE = "https://host.invalid/";
+/** The host a browser reads from `url` (WHATWG parsing: `\` is `/` in http(s)), or undefined. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url, BASE).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a link shows where it goes: its text is its target, an http(s), ftp or mailto one, or `//host`. */
 function linkShows(text: string, href: string, source: string): boolean {
   if (!/^(?:(?:https?|ftp|mailto):|\/\/)/i.test(href)) return false;
   const target = targetAsRead(href);
   // Hosts compare without case (punycode decodes to lower case).
-  const same = [text, `http://${text}`, `mailto:${text}`].some((candidate) => {
-    const read = percentDecoded(candidate);
-    return read.toLowerCase() === target.toLowerCase() || read === percentDecoded(href);
+  const read = [text, `http://${text}`, `mailto:${text}`].filter((candidate) => {
+    const decoded = percentDecoded(candidate);
+    return decoded.toLowerCase() === target.toLowerCase() || decoded === percentDecoded(href);
   });
   // The text must also be what the source says, not a look-alike a renderer made of it.
   const unescaped = source.replace(/\\([!-/:-@[-`{-~])/g, "$1");
   const forms = [source, unescaped, percentDecoded(source), referencesDecoded(unescaped)];
   const inSource = forms.some((form) => form.includes(text));
-  return same && inSource;
+  // And a browser reading the text as that address goes to the target's host (`a.example\@b.example`
+  // reads as a.example, while its target `a.example%5C@b.example` is b.example); a target with no
+  // host a browser accepts goes nowhere.
+  const host = /^mailto:/i.test(href) ? undefined : hostOf(href);
+  const sameHost = host === undefined || read.some((address) => hostOf(address) === host);
+  return read.length > 0 && inSource && sameHost;
 }
 
 const LETTERS = /[\p{L}\p{N}]/gu;
@@ -232,12 +245,16 @@ export const JOINS = {
   colon: (a, b) => `${a}: ${b}`,
   dash: (a, b) => `${a} — ${b}`,
   "bold label": (a, b) => `**Title:** ${a} **Description:** ${b}`,
+  "code span then text": (a, b) => `**Name:** \`${a}\` **Description:** ${b}`,
   "table row": (a, b) => `| Title | Description |\n|---|---|\n| ${a} | ${b} |`,
 } satisfies Record<string, (a: string, b: string) => string>;
 
 /** One string inside the assistant's own constructs. */
 export const WRAPS = {
   "code span": (text) => `Title: \`${text}\``,
+  "code span at a line's start": (text) => `\`${text}\``,
+  "code span in a list item": (text) => `- \`${text}\``,
+  "code span in a block quote": (text) => `> \`${text}\``,
   fence: (text) => `\`\`\`\n${text}\n\`\`\``,
   "list item": (text) => `- ${text}`,
   "block quote": (text) => `> ${text}`,

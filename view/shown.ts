@@ -1,7 +1,7 @@
-// Text in answers is sanitized for readers that render Markdown: a construct that would hide or fetch
-// something is escaped with a backslash (`!\[x](…)`, `\<b>`), and a Markdown view shows it as typed. The report view
-// draws text as text (textContent, SVG text), so it undoes those escapes itself and shows what a
-// Markdown reader sees: backslash escapes of ASCII punctuation and character references, decoded once.
+// Text in answers is sanitized for readers that render Markdown: a character that would open a construct
+// is written as its fullwidth twin (`!［x］(…)`, `＜b>`), which a Markdown view shows as it is, and so does
+// the report view, which draws text as text (textContent, SVG text). Text may still hold what a Markdown
+// reader decodes: backslash escapes of ASCII punctuation and character references, decoded here once.
 
 import { decodeNamedCharacterReference } from "decode-named-character-reference";
 

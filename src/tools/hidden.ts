@@ -18,7 +18,6 @@ const JOINING_SCRIPT =
   /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]$/u;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 const EMOJI_BASE = /^\p{Emoji}$/u;
-const HAN = /^\p{Script=Han}$/u;
 /** The three subdivision flags Unicode recommends (England, Scotland, Wales): the only tag sequences kept. */
 const TAG_FLAG =
   /\u{1F3F4}\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}/gu;
@@ -53,7 +52,7 @@ function keepsItsPlace(
   char: string,
   offset: number,
   text: string,
-  flags: readonly [number, number][],
+  inFlag: (offset: number) => boolean,
   before: number | undefined,
 ): boolean {
   const point = char.codePointAt(0) as number;
@@ -70,11 +69,10 @@ function keepsItsPlace(
       (before !== undefined && before >= 0x1f3fb && before <= 0x1f3ff);
     return point === ZWJ && emojiBefore && is(PICTOGRAPHIC, after);
   }
-  // One presentation selector after an emoji (❤️, 1️⃣); one ideographic variation selector after a Han character.
+  // One presentation selector after an emoji (❤️, 1️⃣). Ideographic variation selectors go: one after
+  // each Han character would carry a byte, and the base character shows without it.
   if (point === 0xfe0e || point === 0xfe0f) return is(EMOJI_BASE, before);
-  if (point >= 0xe0100 && point <= 0xe01ef) return is(HAN, before);
-  if (point >= 0xe0020 && point <= 0xe007f)
-    return flags.some(([start, end]) => offset >= start && offset < end);
+  if (point >= 0xe0020 && point <= 0xe007f) return inFlag(offset);
   return false;
 }
 
@@ -91,6 +89,12 @@ export function replaceHidden(
   if (text.includes("\u{1F3F4}")) {
     for (const match of text.matchAll(TAG_FLAG)) flags.push([match.index, match.index + match[0].length]);
   }
+  // Hidden characters come in order of offset: one cursor over the flags, in step with them.
+  let flag = 0;
+  const inFlag = (offset: number) => {
+    while (flag < flags.length && (flags[flag] as [number, number])[1] <= offset) flag += 1;
+    return flag < flags.length && (flags[flag] as [number, number])[0] <= offset;
+  };
   // What the cleaned text has so far ends with: the text before a hidden character, where there is
   // some since the previous one, else the last hidden character kept.
   let previousEnd = 0;
@@ -99,7 +103,7 @@ export function replaceHidden(
   const out = text.replace(HIDDEN, (char, offset: number, whole: string) => {
     const before = offset > previousEnd ? codePointBefore(whole, offset) : lastKept;
     previousEnd = offset + char.length;
-    if (keepsItsPlace(char, offset, whole, flags, before)) {
+    if (keepsItsPlace(char, offset, whole, inFlag, before)) {
       lastKept = char.codePointAt(0);
       return char;
     }

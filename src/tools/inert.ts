@@ -17,6 +17,7 @@ export const INERT = {
   "&": "\uFF06",
   "%": "\uFF05",
   "-": "\uFF0D",
+  "\\": "\uFF3C",
 } as const;
 
 /**
@@ -31,8 +32,11 @@ const ACTIVE = new RegExp(
     // At the end, after a line that opens with `[`: joined by `: `, a definition, which shows nothing.
     "\\]$(?<=(?:^|\\n)[ \\t>*+\\-\\d.)]*\\[[^]*)",
     "\\|", // a table cell
-    // A fence with an info string (hidden by renderers), or at the end, where a join could add one.
-    "(?<!`)`{3,}(?!`)(?![ \\t]*\\r?\\n)|(?<!~)~{3,}(?!~)(?![ \\t]*\\r?\\n)",
+    // Backticks the assistant's own code span could make a fence of (its one backtick next to them,
+    // at a line's start): every run of two or more, and one at either end of the string or of a line.
+    "`{2,}|^`|`$|(?<=\\n)`|`(?=\\r?\\n)",
+    // A tilde fence, open or closed (one left open would swallow the assistant's reply after it).
+    "~{3,}",
     // A character reference (and `&shy`, which browsers decode without its `;`).
     "&(?:#[0-9]{1,7};|#[Xx][0-9A-Fa-f]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};|shy)",
     "(?:%[0-9A-Fa-f]{2})+", // percent escapes, which a linkifier decodes in the link's text
@@ -89,7 +93,11 @@ function inert(match: string): string | undefined {
  */
 export function inertMarkup(text: string): { text: string; escaped: number } {
   let escaped = 0;
-  const out = text.replace(ACTIVE, (match) => {
+  const count = () => {
+    escaped += 1;
+  };
+  const words = inertWords(text, count);
+  const out = words.replace(ACTIVE, (match) => {
     const written = inert(match);
     if (written === undefined) return match;
     escaped += 1;
@@ -98,8 +106,44 @@ export function inertMarkup(text: string): { text: string; escaped: number } {
   return { text: escaped === 0 ? text : out, escaped };
 }
 
-/** In JSON text, what inertMarkup would rewrite: only ever inside strings (JSON's own brackets open nothing). */
-const ACTIVE_IN_JSON = /[<|`~&%]|(?<=!)\[|\](?=[([:])|(?<=[Xx][Nn])-(?=-)/g;
+const URL_START = /:\/\/|www\./i;
+
+/**
+ * Two rules that need the whitespace-delimited word a character stands in, in one pass over the words
+ * (only where the text holds what they look for): in a URL (from its `://` or `www.` on) a `|` is
+ * written `%7C`, the same target to every linkifier and no table cell; in a word that holds an `@`, a
+ * `\` is written as its twin, since a renderer puts it in a link's target as `%5C` (its host is then
+ * after the `@`) while a browser reads the text's `\` as `/` (its host is before the `@`).
+ */
+function inertWords(text: string, count: () => void): string {
+  const pipes = text.includes("|") && URL_START.test(text);
+  const slashes = text.includes("\\") && text.includes("@");
+  if (!pipes && !slashes) return text;
+  return text.replace(/\S+/g, (word) => {
+    let out = word;
+    if (slashes && word.includes("\\") && word.includes("@")) {
+      out = out.replace(/\\/g, () => {
+        count();
+        return INERT["\\"];
+      });
+    }
+    const start = pipes && out.includes("|") ? out.search(URL_START) : -1;
+    if (start < 0) return out;
+    return (
+      out.slice(0, start) +
+      out.slice(start).replace(/\|/g, () => {
+        count();
+        return "%7C";
+      })
+    );
+  });
+}
+
+/**
+ * In JSON text, what inertMarkup would rewrite: only ever inside strings (JSON's own brackets open
+ * nothing). And `@`, so that JSON's own escapes (`\"`) are never in a word with one.
+ */
+const ACTIVE_IN_JSON = /[<|`~&%@]|(?<=!)\[|\](?=[([:])|(?<=[Xx][Nn])-(?=-)/g;
 
 /**
  * JSON text with every character inertMarkup could rewrite written as a `\u` escape: the same value,

@@ -27,12 +27,18 @@ const SUSPECT_CHARS = [
  * at the end, a pipe, a fence, a character reference, a percent escape of a control or non-ASCII byte,
  * a punycode label. In JSON text, a string's end is a `"`.
  */
-const MARKUP_START = "<[!?/A-Za-z]|!\\[|\\||```|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff])|[Xx][Nn]--";
-const SUSPECT_MARKUP = `${MARKUP_START}|\\][(\\[:]|\\]$`;
+const MARKUP_START = "<[!?/A-Za-z]|!\\[|\\||``|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff])|[Xx][Nn]--";
+/** A backtick at either end of the string or of a line. */
+const SUSPECT_MARKUP = `${MARKUP_START}|^\`|\`$|\\n\`|\`\\r?\\n|\\][(\\[:]|\\]$`;
 const SUSPECT = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}`);
 /** The same in JSON text, where a hidden character may also be written as an escape. */
-const SUSPECT_IN_JSON = new RegExp(`${SUSPECT_CHARS}|${MARKUP_START}|\\][(\\[:"]|\\\\[ubfr]`);
+const SUSPECT_IN_JSON = new RegExp(
+  `${SUSPECT_CHARS}|${MARKUP_START}|"\`|\`"|\\\\n\`|\`\\\\[rn]|\\][(\\[:"]|\\\\[ubfr]`,
+);
 const MARKUP = new RegExp(SUSPECT_MARKUP);
+/** A backslash in a word with an `@` (inert.ts): two scans, never a lookaround over the word. */
+const slashAt = (text: string) => text.includes("\\") && text.includes("@");
+const suspect = (text: string) => SUSPECT.test(text) || slashAt(text);
 
 /** What sanitizing one string did. */
 export interface TextChanges {
@@ -45,9 +51,9 @@ export interface TextChanges {
 /** One string sanitized, with what was changed; the same string when nothing was. */
 export function sanitizeText(text: string): { text: string } & TextChanges {
   const changes: TextChanges = { removed: 0, escaped: 0 };
-  if (!SUSPECT.test(text)) return { text, ...changes };
+  if (!suspect(text)) return { text, ...changes };
   let out = removeHidden(text, changes);
-  if (MARKUP.test(out)) {
+  if (MARKUP.test(out) || slashAt(out)) {
     const shown = inertMarkup(out);
     out = shown.text;
     changes.escaped += shown.escaped;
@@ -89,7 +95,7 @@ function sanitizeKey(key: string, path: string, walk: Walk): string {
 /** `value` with every string and key sanitized, at any depth; the same object wherever nothing changed. */
 function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number): unknown {
   if (typeof value === "string") {
-    if (!SUSPECT.test(value)) return value;
+    if (!suspect(value)) return value;
     const result = sanitizeText(value);
     if (result.text === value) return value;
     walk.removed += result.removed;
@@ -115,7 +121,7 @@ function sanitizeValue(value: unknown, path: string, walk: Walk, depth: number):
   for (const entry of entries) {
     const [key, item] = entry;
     // A key is text from the API too: cleaned like a value, and named as a key in the note.
-    const name = SUSPECT.test(key) ? sanitizeKey(key, path, walk) : key;
+    const name = suspect(key) ? sanitizeKey(key, path, walk) : key;
     const clean = sanitizeValue(item, path ? `${path}.${name}` : name, walk, depth + 1);
     if (clean !== item || name !== key) {
       changed = true;
@@ -164,7 +170,8 @@ export function sanitizeAnswer(
   body: Record<string, unknown>,
   text: string,
 ): { body: Record<string, unknown>; text: string; note?: string } {
-  if (!SUSPECT_IN_JSON.test(text)) return { body, text };
+  // In JSON text a backslash is written `\\`.
+  if (!SUSPECT_IN_JSON.test(text) && !(text.includes("\\\\") && text.includes("@"))) return { body, text };
   const walk: Walk = { removed: 0, escaped: 0, fields: [] };
   const clean = sanitizeValue(body, "", walk, 0);
   if (clean === body || !isRecord(clean)) return { body, text: JSON.stringify(body) };

@@ -35,7 +35,7 @@ const promptText = (result: { messages: { content: { type: string; text?: string
 
 /** The calls a message asks for: the tool, and the JSON of its arguments out of its code span. */
 function callsIn(text: string): { tool: string; args: Record<string, unknown> }[] {
-  return [...text.matchAll(/call `(\w+)` with (`+) ?(\{.*\}) ?\2$/gm)].map((match) => ({
+  return [...text.matchAll(/call `(\w+)` with (`+) ?(\{.*\}) ?\2\.$/gm)].map((match) => ({
     tool: match[1] as string,
     args: JSON.parse(match[3] as string),
   }));

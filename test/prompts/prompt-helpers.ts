@@ -11,9 +11,9 @@ export const ALL = selectTools({ readOnly: false });
 export const INSTRUCTIONS = [WORKSPACE_GUIDE, ANALYTICS_GUIDE, DATA_GUIDE].join("\n");
 export const ACME_URL = "https://www.acme.example";
 
-/** The calls a rendered prompt asks for, read back from its text. */
+/** The calls a rendered prompt (each line ending in a period) or a skill asks for, read back from its text. */
 export function callsIn(text: string): { tool: string; args: Record<string, unknown> }[] {
-  return [...text.matchAll(/call `(\w+)` with `(\{.*\})`$/gm)].map((match) => ({
+  return [...text.matchAll(/call `(\w+)` with `(\{.*\})`\.?$/gm)].map((match) => ({
     tool: match[1] as string,
     args: JSON.parse(match[2] as string),
   }));

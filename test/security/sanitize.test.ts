@@ -60,7 +60,7 @@ describe("sanitizeText", () => {
     for (const text of [
       "x<3, a < b, <, <1>, a > b",
       "[a] b, [x] and [y] z, (a)[b] c",
-      "```\ncode\n```\n",
+      "a `code` span, `x`, a`b",
       "&amp; &lt; &#39; &nbsp; &nope; AT&T",
       "https://e.example/a%20b %C3%A9 %41 100%",
       "a--b, xn-1, x--n",
@@ -70,7 +70,10 @@ describe("sanitizeText", () => {
     expect(sanitizeText("<b> ![a](b) [c]: d e] f | ```g &caps; %E2%80%8B xn--p").text).toBe(
       `${inert("<")}b> !${inert("[")}a${inert("]")}(b) [c${inert("]")}: d e] f ${inert("|")} ${inert("```")}g ${inert("&")}caps; ${inert("%")}E2${inert("%")}80${inert("%")}8B xn${inert("--")}p`,
     );
-    expect(sanitizeText("```\ncode\n```").text).toBe(`\`\`\`\ncode\n${inert("```")}`);
+    // Backticks a code span of the assistant's could make a fence of, and fences open or closed.
+    expect(sanitizeText("```\ncode\n```").text).toBe(`${inert("```")}\ncode\n${inert("```")}`);
+    expect(sanitizeText("`npm i`\n``x").text).toBe(`${inert("`")}npm i${inert("`")}\n${inert("``")}x`);
+    expect(sanitizeText("~~~\ncode\n~~~ ~~x~~").text).toBe(`${inert("~~~")}\ncode\n${inert("~~~")} ~~x~~`);
   });
 
   it("counts the code points removed and the places made inert", () => {
@@ -160,7 +163,12 @@ describe("sanitizeText over random text", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme" }), (text) => {
         // Hidden by either measure: the blanks the judge knows (U+2800, U+3164, private use...) as well.
-        fc.pre(!HIDDEN.test(text) && !ALWAYS_HIDDEN.test(text) && !/[<[\]|`~&%]|xn--/i.test(text));
+        fc.pre(
+          !HIDDEN.test(text) &&
+            !ALWAYS_HIDDEN.test(text) &&
+            !/[<[\]|`~&%]|xn--/i.test(text) &&
+            !(text.includes("\\") && text.includes("@")),
+        );
         expect(sanitizeText(text)).toEqual({ text, removed: 0, escaped: 0 });
       }),
     );
