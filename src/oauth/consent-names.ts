@@ -263,7 +263,10 @@ const ownSkeletons = new Map<string, string>();
 /** The skeleton of one of this file's own words (a fixed set), worked out once. */
 function ownSkeleton(word: string): string {
   let found = ownSkeletons.get(word);
-  if (found === undefined) ownSkeletons.set(word, (found = skeleton(word)));
+  if (found === undefined) {
+    found = skeleton(word);
+    ownSkeletons.set(word, found);
+  }
   return found;
 }
 
