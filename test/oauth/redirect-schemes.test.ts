@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 describe("redirect URIs handed to a browser, or with an app scheme that is no reverse domain", () => {
-  it("are refused, whatever the browser's scheme or however the web address is carried; a reverse-domain scheme and Cursor's are not", () => {
+  it("are refused, whatever the browser's scheme or however the web address is carried, and a reverse-domain scheme or Cursor's is not", () => {
     for (const uri of [...HANDED, ...DOTLESS])
       expect([uri, redirectUriProblem(uri)]).toEqual([uri, problemOf(uri)]);
     for (const uri of [
