@@ -4,6 +4,7 @@
 import { getDomain, parse } from "tldts";
 import { removeHidden } from "../tools/hidden.js";
 import { ASSISTANTS, assistantAt, type NameFlag, nameFlags, skeleton } from "./consent-names.js";
+import { appDomainOf } from "./redirects.js";
 
 export { type NameFlag, nameFlags, scriptsOf, skeleton } from "./consent-names.js";
 
@@ -21,6 +22,8 @@ export interface ClientIdentity {
   domain?: string;
   /** Set when the code goes to an app on this device: the redirect URI's scheme (no ":"). */
   appScheme?: string;
+  /** For a reverse-domain app scheme, the domain it names (com.example.app: example.com): the app's claim. */
+  appDomain?: string;
   /** A metadata document published on a known assistant's own host: that assistant. */
   publishedBy?: string;
   /** The name the client gives itself: its own claim, never checked. */
@@ -61,6 +64,7 @@ export function identityOf(client: { clientId: string; name?: string }, redirect
   const appScheme = web ? undefined : back.protocol.slice(0, -1);
   const host = fromDocument ? new URL(client.clientId).host : (appScheme ?? back.host);
   const domain = appScheme && !fromDocument ? undefined : registrableDomain(host);
+  const appDomain = appScheme ? appDomainOf(appScheme) : undefined;
   const name = client.name === undefined ? undefined : removeHidden(client.name, { removed: 0 }).trim();
   // Only a document's host counts for a name: a redirect URI's host receives other parties' codes too.
   const publishedBy = fromDocument ? assistantAt(host) : undefined;
@@ -69,6 +73,7 @@ export function identityOf(client: { clientId: string; name?: string }, redirect
     host,
     ...(domain ? { domain } : {}),
     ...(appScheme ? { appScheme } : {}),
+    ...(appDomain ? { appDomain } : {}),
     ...(publishedBy ? { publishedBy } : {}),
     ...(name ? { claimedName: name } : {}),
     flags: [

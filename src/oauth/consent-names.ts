@@ -2,6 +2,7 @@
 // assistant (compared by skeleton: look-alike letters folded with Unicode's confusables), letters of
 // different scripts mixed inside one word, and claims of a verification nobody made.
 import { removeHidden } from "../tools/hidden.js";
+import { CLAIM_WORDS, CLAIM_WORDS_WRITTEN } from "./claim-words.js";
 import { CONFUSABLE_LETTERS } from "./confusable-letters.js";
 
 export type NameFlag =
@@ -28,40 +29,6 @@ export const ASSISTANTS: readonly { name: string; words: readonly string[]; host
   { name: "Cline", words: ["cline"], hosts: ["cline.bot"] },
 ];
 
-/**
- * Words by which a name claims a check nobody made, matched inside words and compounds after folding
- * case, accents and look-alikes: English, French, German, Spanish, Portuguese, Italian, Dutch, Polish
- * and Turkish. Not "secure" or "safe", which say nothing about anyone checking and are common in
- * honest names.
- */
-const CLAIM_WORDS = [
-  ...["verified", "official", "certified", "trusted", "trustworthy", "authentic", "genuine", "approved"],
-  ...["endorsed", "authorized", "authorised", "validated", "vetted", "audited", "accredited"],
-  ...["legitimate", "sanctioned", "whitelisted", "allowlisted", "reviewed", "securedby", "protectedby"],
-  ...["verifie", "officiel", "certifie", "deconfiance", "authentique", "approuve"],
-  ...["verifiziert", "offiziell", "zertifiziert", "gepruft", "vertrauenswurdig", "authentisch"],
-  ...["validiert", "auditiert", "genehmigt"],
-  ...["verificad", "oficial", "certificad", "confiable", "confiavel", "autentic", "aprobad", "aprovad"],
-  ...["validado", "validada", "auditado", "auditada"],
-  ...["verificat", "ufficial", "certificato", "certificata", "affidabile", "approvat", "convalidat"],
-  ...["geverifieerd", "gevalideerd", "goedgekeurd", "officieel", "gecertificeerd"],
-  ...["weryfikowan", "oficjaln", "certyfikowan", "zaufan", "zatwierdzon", "autentyczn", "sprawdzon"],
-  ...["potwierdzon", "dogrulanmis", "dogrulandi", "dogrulanan", "onayli", "onaylanmis", "guvenilir"],
-  ...["sertifikali", "resmi"],
-];
-/**
- * The same in scripts whose letters the skeleton does not keep whole, matched as written (after NFKC
- * and lower case): Russian, Ukrainian, Arabic, Hindi, Japanese, Chinese, Korean.
- */
-const CLAIM_WORDS_WRITTEN = [
-  ...["проверен", "официальн", "сертифицирован", "подтвержд", "верифицирован", "доверенн", "одобрен"],
-  ...["подлинн", "перевірен", "офіційн", "сертифікован", "підтверджен", "довірен", "схвален"],
-  ...["верифікован", "справжн"],
-  ...["موثق", "موثوق", "رسمي", "معتمد", "مصدق", "تم التحقق"],
-  ...["सत्यापित", "आधिकारिक", "प्रमाणित", "विश्वसनीय", "अनुमोदित", "स्वीकृत"],
-  ...["公式", "公認", "認証", "認定", "検証済", "確認済", "正規", "官方", "认证", "認證"],
-  ...["验证", "驗證", "可信", "正版", "인증", "공식"],
-];
 /** Claim words also caught one edit off ("Verfied", "Offical"): those whose neighbours are no ordinary words. */
 const CLAIM_WORDS_MISSPELT = ["verified", "official", "certified", "accredited"];
 const CLAIM_COMPANIES = ["anthropic", "openai", "google", "microsoft", "github", "apple", "meta"];

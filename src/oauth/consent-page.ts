@@ -154,11 +154,14 @@ function identityLines(
   clientId: string,
 ): { heading: string; lines: string } {
   const lead = `<strong>${shownWhole(identity.domain ?? identity.host, MAX_SHOWN_HOST)}</strong>`;
-  const heading = identity.appScheme
-    ? `An app on this device (scheme <strong>${shownWhole(identity.appScheme, 80)}</strong>) asks to use your workspace`
-    : identity.source === "metadata_document"
-      ? `An application at ${lead} asks to use your workspace`
-      : `An application returning to ${lead} asks to use your workspace`;
+  const scheme = identity.appScheme ? shownWhole(identity.appScheme, 80) : "";
+  const heading = identity.appDomain
+    ? `An app on this device for <strong>${shownWhole(identity.appDomain, MAX_SHOWN_HOST)}</strong> (scheme ${scheme}) asks to use your workspace`
+    : identity.appScheme
+      ? `An app on this device (scheme <strong>${scheme}</strong>) asks to use your workspace`
+      : identity.source === "metadata_document"
+        ? `An application at ${lead} asks to use your workspace`
+        : `An application returning to ${lead} asks to use your workspace`;
   const full =
     identity.domain && identity.domain !== identity.host
       ? `<p class="host">Full address: <code>${shownWhole(identity.host, MAX_SHOWN_HOST, identity.domain.length)}</code></p>`
@@ -228,7 +231,7 @@ ${projectSelect("analytics_project", "Default analytics project", view.analytics
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in: ${shownWhole(view.identity.appScheme ?? view.identity.domain ?? view.identity.host, 80)}</title><style nonce="${nonce}">${STYLE}</style></head>
+<title>Sign in: ${shownWhole(view.identity.appDomain ?? view.identity.appScheme ?? view.identity.domain ?? view.identity.host, 80)}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main aria-labelledby="title">
 <h1 id="title">${heading}</h1>
 ${lines}${error}${body}

@@ -1,6 +1,8 @@
 // Which redirect URIs a client may register, and when a requested one matches a registered one:
 // exactly, but for the port of a loopback http URI (RFC 8252 §7.3, native apps pick a free port).
 
+import { getDomain } from "tldts";
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 /** Schemes a browser would run or read rather than hand to an app. */
 const REFUSED_SCHEMES = new Set([
@@ -15,41 +17,15 @@ const REFUSED_SCHEMES = new Set([
   "wss:",
 ]);
 /**
- * Schemes that open the address they carry in a web browser (iOS's and Android's browser schemes, a
- * browser's own "open this URL" scheme, an Android intent or app link that can name a browser): the code
- * would end on a website while the page says "an app on this device".
+ * App schemes allowed without a dot, because widely used MCP clients register them: Cursor's
+ * `cursor://anysphere.cursor-mcp/oauth/callback`. Every other app scheme must be a reverse domain name.
  */
-const BROWSER_SCHEMES = new Set([
-  "googlechrome",
-  "googlechromes",
-  "googlechrome-x-callback",
-  "firefox",
-  "firefox-focus",
-  "firefox-klar",
-  "microsoft-edge",
-  "microsoft-edge-http",
-  "microsoft-edge-https",
-  "opera-http",
-  "opera-https",
-  "touch-http",
-  "touch-https",
-  "x-safari-http",
-  "x-safari-https",
-  "brave",
-  "ddgquicklink",
-  "duckduckgo",
-  "yandexbrowser-open-url",
-  "samsunginternet",
-  "x-web-search",
-  "intent",
-  "android-app",
-]);
+export const KNOWN_APP_SCHEMES: ReadonlySet<string> = new Set(["cursor"]);
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
 /** Whether a non-web redirect URI would end at a website: a browser's scheme, or a web address inside. */
 function handedToBrowser(url: URL): boolean {
-  const scheme = url.protocol.slice(0, -1).toLowerCase();
-  if (BROWSER_SCHEMES.has(scheme) || scheme.includes("http")) return true;
+  if (url.protocol.includes("http")) return true;
   // The web address may be the remainder itself (firefox:https://…) or a parameter, percent-encoded
   // (a byte at a time, so that a malformed sequence elsewhere hides nothing).
   let rest = url.href.slice(url.protocol.length);
@@ -62,6 +38,28 @@ function handedToBrowser(url: URL): boolean {
     rest = decoded;
   }
   return /https?:/i.test(rest);
+}
+
+/**
+ * An app scheme as RFC 8252 §7.1 asks native apps to name theirs: a reverse domain name the app's
+ * owner controls (com.example.app), or one of the few `KNOWN_APP_SCHEMES`. Browsers' own schemes
+ * (googlechrome, puffins, ucbrowser, ...) have no dot, so they are refused by the rule, not by a list.
+ */
+export function reverseDomainScheme(scheme: string): boolean {
+  const lower = scheme.toLowerCase();
+  const labels = lower.split(".");
+  return KNOWN_APP_SCHEMES.has(lower) || (labels.length >= 2 && labels.every((label) => label !== ""));
+}
+
+/**
+ * The domain a reverse-domain app scheme names (com.example.app: example.com), or undefined for one of
+ * the `KNOWN_APP_SCHEMES`. It is the app's own claim: any app on the device may register any scheme.
+ */
+export function appDomainOf(scheme: string): string | undefined {
+  const labels = scheme.toLowerCase().split(".");
+  if (labels.length < 2) return undefined;
+  const host = labels.reverse().join(".");
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */
@@ -81,6 +79,13 @@ export function redirectUriProblem(text: string): string | undefined {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:" && handedToBrowser(url)) {
     return `handed to a web browser (the ${url.protocol} scheme opens a website, not an app); register the https URI itself`;
+  }
+  if (
+    url.protocol !== "http:" &&
+    url.protocol !== "https:" &&
+    !reverseDomainScheme(url.protocol.slice(0, -1))
+  ) {
+    return `not https, loopback http or an app scheme named by a reverse domain (RFC 8252 §7.1, like com.example.app:/callback): ${url.protocol} has no dot`;
   }
   return undefined;
 }

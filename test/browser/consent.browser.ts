@@ -303,9 +303,21 @@ describe("the consent page's identity lines", () => {
     expect(read.fits).toBe(true);
   });
 
+  it("a reverse-domain app scheme: an app on this device for the domain it names, as its claim", async () => {
+    await expect(
+      identityOf(await registered("Notes", "com.example.notes:/cb"), "reverse-domain"),
+    ).resolves.toEqual({
+      heading: "An app on this device for example.com (scheme com.example.notes) asks to use your workspace",
+      claim: "It calls itself \u201cNotes\u201d. That name is its own claim: nobody checked it.",
+      warnings: [],
+      checked:
+        "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles com.example.notes: addresses (com.example.notes:/cb). Any application can register under any name.",
+    });
+  });
+
   it("a custom scheme that reads like a host: an app on this device, flagged", async () => {
     await expect(identityOf(await registered("Acme", "claude.ai://x"), "app-scheme")).resolves.toEqual({
-      heading: "An app on this device (scheme claude.ai) asks to use your workspace",
+      heading: "An app on this device for ai.claude (scheme claude.ai) asks to use your workspace",
       claim: "It calls itself \u201cAcme\u201d. That name is its own claim: nobody checked it.",
       warnings: [
         "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it.",

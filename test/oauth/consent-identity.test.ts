@@ -369,6 +369,7 @@ describe("identity", () => {
       source: "redirect_uri",
       host: "claude.ai",
       appScheme: "claude.ai",
+      appDomain: "ai.claude",
       claimedName: "Acme",
       flags: [
         { kind: "scheme_like_domain", scheme: "claude.ai" },
@@ -378,8 +379,15 @@ describe("identity", () => {
     expect(identityOf({ clientId: "eyJ.x.y" }, "cursor://anysphere.cursor/cb").flags).toEqual([
       { kind: "scheme_like_assistant", scheme: "cursor", assistant: "Cursor" },
     ]);
-    // A reverse domain name (RFC 8252 §7.1) is the ordinary form of an app's scheme.
-    expect(identityOf({ clientId: "eyJ.x.y" }, "com.example.notes:/cb").flags).toEqual([]);
+    // A reverse domain name (RFC 8252 §7.1) is the ordinary form of an app's scheme: shown by the
+    // domain it names, as the app's claim.
+    expect(identityOf({ clientId: "eyJ.x.y" }, "com.example.notes:/cb")).toEqual({
+      source: "redirect_uri",
+      host: "com.example.notes",
+      appScheme: "com.example.notes",
+      appDomain: "example.com",
+      flags: [],
+    });
   });
 });
 
@@ -427,11 +435,17 @@ describe("the identity lines on the page", () => {
   it("names an app on this device by its scheme, with the scheme's warnings", () => {
     const html = render("Acme", "claude.ai://x");
     expect(text(html, /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
-      "An app on this device (scheme claude.ai) asks to use your workspace",
+      "An app on this device for ai.claude (scheme claude.ai) asks to use your workspace",
     );
     expect(text(html, /<p class="muted checked">(.*?)<\/p>/s)).toBe(
       "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles claude.ai: addresses (claude.ai://x). Any application can register under any name.",
     );
+    expect(text(render("Notes", "com.example.notes:/cb"), /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
+      "An app on this device for example.com (scheme com.example.notes) asks to use your workspace",
+    );
+    expect(
+      text(render("Cursor", "cursor://anysphere.cursor-mcp/oauth/callback"), /<h1[^>]*>(.*?)<\/h1>/s),
+    ).toBe("An app on this device (scheme cursor) asks to use your workspace");
     expect(text(html, /<ul class="warn"[^>]*>(.*?)<\/ul>/s)).toBe(
       "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it." +
         "The app's scheme names Claude, but any app on this device can claim the scheme claude.ai.",
