@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/browser/**/*.browser.ts"],
+    // In-process servers' log lines are shown only for a failing test.
+    setupFiles: ["test/setup-logs.ts"],
     testTimeout: 60_000,
     hookTimeout: 90_000,
     fileParallelism: false,
