@@ -23,7 +23,8 @@ const run = promisify(execFile);
 const ROOT = new URL("../..", import.meta.url).pathname;
 const IMAGE = "localhost/agent-workspace-mcp:image-test";
 const USER = "65532:65532";
-const APP_LAYER_LIMIT = 2 * 1024 * 1024;
+// The bundled server (zod, the SDK, OpenTelemetry, the Redis client, the Public Suffix List) and LICENSE.
+const APP_LAYER_LIMIT = 2.25 * 1024 * 1024;
 const TOKEN = "image-test-token-0123456789";
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const listing = JSON.parse(readFileSync(join(ROOT, "server.json"), "utf8"));
@@ -231,7 +232,7 @@ describe("the image built from the Containerfile", () => {
     expect(Object.keys(image.Config.ExposedPorts)).toEqual(["3000/tcp"]);
   });
 
-  it("the runtime stage adds one layer to its base, the application, within 2 MB", async () => {
+  it("the runtime stage adds one layer to its base, the application, within 2.25 MiB", async () => {
     if (installed) throw new Error(MISSING(installed));
     const layers = (ref: string) => podman(["image", "inspect", "--format", "{{json .RootFS.Layers}}", ref]);
     const base: string[] = JSON.parse(await layers(runtimeBase));
