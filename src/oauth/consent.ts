@@ -2,12 +2,14 @@
 // the consent page; POST takes the person's key, checks it with the APIs (real calls), then their
 // choices, and sends them back to the client with a single-use code. Nothing is stored before the person
 // allows: the request and the key step's outcome travel in the form, sealed and expiring (consent-form.ts),
-// bound to a cookie; allowing marks the consent used (one atomic step) before the code is issued.
+// bound to a cookie; allowing marks the consent used (one atomic step) before the code is issued. A form
+// carries the store's epoch (state/epoch.ts): one issued before the store lost its marks is refused.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
+import { storeEpoch } from "../state/epoch.js";
 import type { SharedStore } from "../state/store.js";
 import { type ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
 import { type ConsentForm, openForm, projectDigest, sealForm } from "./consent-form.js";
@@ -58,11 +60,13 @@ export interface ConsentSettings {
 }
 
 /** Why a sign-in stopped at consent: a counted reason, or a form that did not open. */
-type Refusal = RefusalReason | "form_expired" | "form_invalid" | "origin";
+type Refusal = RefusalReason | "form_expired" | "form_invalid" | "form_stale" | "origin";
 
 const random = () => randomBytes(32).toString("base64url");
 const FORM_REFUSED =
   "This sign-in form has expired or was not sent from its own page (its security token is missing or wrong).";
+const FORM_STALE =
+  "This sign-in form is no longer valid: the server lost track of the sign-ins in progress. Start the sign-in again from your application.";
 
 export class ConsentFlow {
   /** What a sign-in here can be granted: the scopes of the configured APIs that serve a tool. */
@@ -125,6 +129,8 @@ export class ConsentFlow {
       // None named: everything the server offers, pre-set; named ones it does not offer are not offered.
       requested: asked.length === 0 ? this.offered : this.offered.filter((scope) => asked.includes(scope)),
       attempts: 0,
+      // Read (made once when missing) here, so that no form of this chain outlives a store that lost its marks.
+      epoch: await storeEpoch(this.settings.store),
     };
     const expiresAt = Math.floor((Date.now() + CONSENT_TTL_MS) / 1000);
     await this.page(res, form, expiresAt, "key", { headers: { "set-cookie": this.csrfCookie(form) } });
@@ -143,6 +149,11 @@ export class ConsentFlow {
     if (!sameSecret(fields.get("csrf") ?? "", form.csrf) || !sameSecret(cookie, form.csrf)) {
       this.refuse("csrf", form.clientId);
       return this.errorPage(res, FORM_REFUSED, 403);
+    }
+    // The one store read of a post: its single-use mark would have been lost with the epoch it names.
+    if (form.epoch !== (await storeEpoch(this.settings.store))) {
+      this.refuse("form_stale", form.clientId);
+      return this.errorPage(res, FORM_STALE, 409);
     }
     const step = fields.get("step");
     if (step === "deny") {
@@ -304,7 +315,9 @@ export class ConsentFlow {
   /** Counts a refused step and writes its audit line (the client id, never a key). */
   private refuse(reason: Refusal, clientId?: string): void {
     countRefusal(
-      reason === "form_expired" || reason === "form_invalid" || reason === "origin" ? "csrf" : reason,
+      reason === "form_expired" || reason === "form_invalid" || reason === "form_stale" || reason === "origin"
+        ? "csrf"
+        : reason,
     );
     audit("signin_refused", {
       ...(clientId ? { client: clientId.slice(0, 512) } : {}),
