@@ -150,14 +150,16 @@ export class ConsentFlow {
       this.refuse("csrf", form.clientId);
       return this.errorPage(res, FORM_REFUSED, 403);
     }
-    // The one store read of a post: its single-use mark would have been lost with the epoch it names.
-    if (form.epoch !== (await storeEpoch(this.settings.store))) {
-      this.refuse("form_stale", form.clientId);
-      return this.errorPage(res, FORM_STALE, 409);
-    }
     const step = fields.get("step");
+    // A form from before the store lost its marks goes no further. An answer checks after its mark is
+    // set (spend); any other step here: the post's one store read either way.
+    if (step !== "deny" && !(step === "allow" && form.key) && !(await this.sameEpoch(form))) {
+      return this.stale(res, form);
+    }
     if (step === "deny") {
-      if (!(await this.spend(form, expiresAt, "denied"))) return this.alreadyAnswered(res, form);
+      const spent = await this.spend(form, expiresAt, "denied");
+      if (spent !== "first")
+        return spent === "stale" ? this.stale(res, form) : this.alreadyAnswered(res, form);
       this.refuse("denied", form.clientId);
       return this.redirect(res, form.redirectUri, {
         error: "access_denied",
@@ -238,7 +240,8 @@ export class ConsentFlow {
       const id = fields.get(field) ?? "";
       return id && seen?.includes(projectDigest(id)) ? id : undefined;
     };
-    if (!(await this.spend(form, expiresAt, "allowed"))) return this.alreadyAnswered(res, form);
+    const spent = await this.spend(form, expiresAt, "allowed");
+    if (spent !== "first") return spent === "stale" ? this.stale(res, form) : this.alreadyAnswered(res, form);
     const granted: GrantCredentials = {
       ...credentialsOf(form.key as NonNullable<ConsentForm["key"]>),
       workspaceProjectId: chosen("workspace_project", form.seen?.workspace),
@@ -262,12 +265,31 @@ export class ConsentFlow {
   /**
    * Single use, across replicas: of two answers (Allow or Deny) of one consent, one sets the mark and goes
    * on. Only a form holding a checked key writes it (the flow's one store write before a code); a Deny of
-   * a form without one (the key step) only reads it, so that anonymous posts grow nothing.
+   * a form without one (the key step) only reads it, so that anonymous posts grow nothing. The epoch is
+   * read after the mark: a store that lost its marks before (even between the two) has a new one by then.
    */
-  private async spend(form: ConsentForm, expiresAt: number, answer: "allowed" | "denied"): Promise<boolean> {
-    if (!form.key) return (await this.settings.store.get(consentKey(form.id))) === undefined;
+  private async spend(
+    form: ConsentForm,
+    expiresAt: number,
+    answer: "allowed" | "denied",
+  ): Promise<"first" | "used" | "stale"> {
+    const { store } = this.settings;
     const markMs = expiresAt * 1000 - Date.now() + CLOCK_MARGIN_MS;
-    return this.settings.store.setIfAbsent(consentKey(form.id), answer, markMs);
+    const first = form.key
+      ? await store.setIfAbsent(consentKey(form.id), answer, markMs)
+      : (await store.get(consentKey(form.id))) === undefined;
+    if (!first) return "used";
+    return (await this.sameEpoch(form)) ? "first" : "stale";
+  }
+
+  /** Whether the store still has the epoch the form was first shown under (state/epoch.ts). */
+  private async sameEpoch(form: ConsentForm): Promise<boolean> {
+    return form.epoch === (await storeEpoch(this.settings.store));
+  }
+
+  private stale(res: ServerResponse, form: ConsentForm): void {
+    this.refuse("form_stale", form.clientId);
+    this.errorPage(res, FORM_STALE, 409);
   }
 
   private alreadyAnswered(res: ServerResponse, form: ConsentForm): void {

@@ -166,14 +166,15 @@ export class ConfirmationSeal {
     if (payload.tool !== tool || payload.call !== callDigest(tool, args, defaultProject)) return "other call";
     if (typeof payload.nonce !== "string" || typeof payload.epoch !== "string") return "forged";
     await this.count();
-    // Its mark could have been lost with the store: refused unless the store still holds its epoch.
-    if (payload.epoch !== (await storeEpoch(this.store))) return "stale";
     const first = await this.store.setIfAbsent(
       `${CONFIRMATION_MARK_PREFIX}${payload.nonce}`,
       "used",
       MARK_TTL_MS,
     );
-    return first ? undefined : "used";
+    if (!first) return "used";
+    // Read after the mark is set: a store that lost its marks at any time before (even between the
+    // two calls) has a new epoch by then, so an answer it once spent is never spent again.
+    return payload.epoch === (await storeEpoch(this.store)) ? undefined : "stale";
   }
 
   /** The payload under the first key whose MAC matches; "forged" when none does. */

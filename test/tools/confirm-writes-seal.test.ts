@@ -364,6 +364,32 @@ describe("a store that lost its marks (a restart: Redis empty, or a new process 
     ).toEqual(COMMENT);
     expect(posts()).toHaveLength(2);
   });
+
+  it("a restart just before a replayed answer's mark is written still refuses it: the epoch is read after the mark", async () => {
+    let inner = memoryStore();
+    let restartOnMark = false;
+    const store: SharedStore = {
+      ...Object.fromEntries(
+        (["get", "set", "take", "swap", "increment", "delete", "close"] as const).map((name) => [
+          name,
+          (...args: unknown[]) => (inner[name] as (...a: unknown[]) => unknown)(...args),
+        ]),
+      ),
+      setIfAbsent: async (key, value, ttl) => {
+        if (restartOnMark && key.startsWith(CONFIRMATION_MARK_PREFIX)) {
+          restartOnMark = false;
+          inner = memoryStore();
+        }
+        return inner.setIfAbsent(key, value, ttl);
+      },
+    } as SharedStore;
+    const client = await manualClient(inMemoryServer({ confirmKeys: [randomBytes(32)], store }), true)();
+    const { requestState } = await client.call();
+    expect((await client.call({ inputResponses: ACCEPT, requestState })).structuredContent).toEqual(COMMENT);
+    restartOnMark = true;
+    expect((await client.call({ inputResponses: ACCEPT, requestState })).resultType).toBe("input_required");
+    expect(posts()).toHaveLength(1);
+  });
 });
 
 describe("one key's confirmations per minute", () => {
