@@ -2,7 +2,7 @@
 // capped apart from the other entries), in Redis for replicas, so every replica counts against one
 // budget. A counter lives one window. A store that cannot count never lets a request through uncounted:
 // the request is counted in this process instead (the same budget per replica, bounded as in memory),
-// since some guarded steps (the consent key check, /register, CIMD fetches) need no store to go on.
+// since some guarded steps (/register, client metadata fetches) need no store to go on.
 import { createHash } from "node:crypto";
 import { memoryStore, type SharedStore, StoreUnavailableError } from "./store.js";
 
