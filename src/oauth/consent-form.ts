@@ -22,6 +22,8 @@ export interface ConsentForm {
   resource: string;
   /** What the client asked for (all the server offers when it named none): the choices pre-set. */
   requested: Scope[];
+  /** The store's epoch when the page was first shown: its single-use mark is good only in that epoch. */
+  epoch: string;
   /** Keys tried along this page's chain of forms. */
   attempts: number;
   /** After the key step: the key the APIs accepted... */
@@ -70,7 +72,12 @@ export async function openForm(keys: Keyring, issuer: string, sealed: string): P
       },
     );
     const form = payload.form as ConsentForm | undefined;
-    if (typeof form?.id !== "string" || typeof form.csrf !== "string" || !payload.exp) {
+    if (
+      typeof form?.id !== "string" ||
+      typeof form.csrf !== "string" ||
+      typeof form.epoch !== "string" ||
+      !payload.exp
+    ) {
       return { refused: "form_invalid" };
     }
     return { form, expiresAt: payload.exp };

@@ -2,12 +2,14 @@
 // the consent page; POST takes the person's key, checks it with the APIs (real calls), then their
 // choices, and sends them back to the client with a single-use code. Nothing is stored before the person
 // allows: the request and the key step's outcome travel in the form, sealed and expiring (consent-form.ts),
-// bound to a cookie; allowing marks the consent used (one atomic step) before the code is issued.
+// bound to a cookie; allowing marks the consent used (one atomic step) before the code is issued. A form
+// carries the store's epoch (state/epoch.ts): one issued before the store lost its marks is refused.
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
+import { storeEpoch } from "../state/epoch.js";
 import type { SharedStore } from "../state/store.js";
 import { type ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
 import { type ConsentForm, openForm, projectDigest, sealForm } from "./consent-form.js";
@@ -58,11 +60,13 @@ export interface ConsentSettings {
 }
 
 /** Why a sign-in stopped at consent: a counted reason, or a form that did not open. */
-type Refusal = RefusalReason | "form_expired" | "form_invalid" | "origin";
+type Refusal = RefusalReason | "form_expired" | "form_invalid" | "form_stale" | "origin";
 
 const random = () => randomBytes(32).toString("base64url");
 const FORM_REFUSED =
   "This sign-in form has expired or was not sent from its own page (its security token is missing or wrong).";
+const FORM_STALE =
+  "This sign-in form is no longer valid: the server lost track of the sign-ins in progress. Start the sign-in again from your application.";
 
 export class ConsentFlow {
   /** What a sign-in here can be granted: the scopes of the configured APIs that serve a tool. */
@@ -125,6 +129,8 @@ export class ConsentFlow {
       // None named: everything the server offers, pre-set; named ones it does not offer are not offered.
       requested: asked.length === 0 ? this.offered : this.offered.filter((scope) => asked.includes(scope)),
       attempts: 0,
+      // Read (made once when missing) here, so that no form of this chain outlives a store that lost its marks.
+      epoch: await storeEpoch(this.settings.store),
     };
     const expiresAt = Math.floor((Date.now() + CONSENT_TTL_MS) / 1000);
     await this.page(res, form, expiresAt, "key", { headers: { "set-cookie": this.csrfCookie(form) } });
@@ -145,8 +151,15 @@ export class ConsentFlow {
       return this.errorPage(res, FORM_REFUSED, 403);
     }
     const step = fields.get("step");
+    // A form from before the store lost its marks goes no further. An answer checks after its mark is
+    // set (spend); any other step here: the post's one store read either way.
+    if (step !== "deny" && !(step === "allow" && form.key) && !(await this.sameEpoch(form))) {
+      return this.stale(res, form);
+    }
     if (step === "deny") {
-      if (!(await this.spend(form, expiresAt, "denied"))) return this.alreadyAnswered(res, form);
+      const spent = await this.spend(form, expiresAt, "denied");
+      if (spent !== "first")
+        return spent === "stale" ? this.stale(res, form) : this.alreadyAnswered(res, form);
       this.refuse("denied", form.clientId);
       return this.redirect(res, form.redirectUri, {
         error: "access_denied",
@@ -227,7 +240,8 @@ export class ConsentFlow {
       const id = fields.get(field) ?? "";
       return id && seen?.includes(projectDigest(id)) ? id : undefined;
     };
-    if (!(await this.spend(form, expiresAt, "allowed"))) return this.alreadyAnswered(res, form);
+    const spent = await this.spend(form, expiresAt, "allowed");
+    if (spent !== "first") return spent === "stale" ? this.stale(res, form) : this.alreadyAnswered(res, form);
     const granted: GrantCredentials = {
       ...credentialsOf(form.key as NonNullable<ConsentForm["key"]>),
       workspaceProjectId: chosen("workspace_project", form.seen?.workspace),
@@ -251,12 +265,31 @@ export class ConsentFlow {
   /**
    * Single use, across replicas: of two answers (Allow or Deny) of one consent, one sets the mark and goes
    * on. Only a form holding a checked key writes it (the flow's one store write before a code); a Deny of
-   * a form without one (the key step) only reads it, so that anonymous posts grow nothing.
+   * a form without one (the key step) only reads it, so that anonymous posts grow nothing. The epoch is
+   * read after the mark: a store that lost its marks before (even between the two) has a new one by then.
    */
-  private async spend(form: ConsentForm, expiresAt: number, answer: "allowed" | "denied"): Promise<boolean> {
-    if (!form.key) return (await this.settings.store.get(consentKey(form.id))) === undefined;
+  private async spend(
+    form: ConsentForm,
+    expiresAt: number,
+    answer: "allowed" | "denied",
+  ): Promise<"first" | "used" | "stale"> {
+    const { store } = this.settings;
     const markMs = expiresAt * 1000 - Date.now() + CLOCK_MARGIN_MS;
-    return this.settings.store.setIfAbsent(consentKey(form.id), answer, markMs);
+    const first = form.key
+      ? await store.setIfAbsent(consentKey(form.id), answer, markMs)
+      : (await store.get(consentKey(form.id))) === undefined;
+    if (!first) return "used";
+    return (await this.sameEpoch(form)) ? "first" : "stale";
+  }
+
+  /** Whether the store still has the epoch the form was first shown under (state/epoch.ts). */
+  private async sameEpoch(form: ConsentForm): Promise<boolean> {
+    return form.epoch === (await storeEpoch(this.settings.store));
+  }
+
+  private stale(res: ServerResponse, form: ConsentForm): void {
+    this.refuse("form_stale", form.clientId);
+    this.errorPage(res, FORM_STALE, 409);
   }
 
   private alreadyAnswered(res: ServerResponse, form: ConsentForm): void {
@@ -304,7 +337,9 @@ export class ConsentFlow {
   /** Counts a refused step and writes its audit line (the client id, never a key). */
   private refuse(reason: Refusal, clientId?: string): void {
     countRefusal(
-      reason === "form_expired" || reason === "form_invalid" || reason === "origin" ? "csrf" : reason,
+      reason === "form_expired" || reason === "form_invalid" || reason === "form_stale" || reason === "origin"
+        ? "csrf"
+        : reason,
     );
     audit("signin_refused", {
       ...(clientId ? { client: clientId.slice(0, 512) } : {}),

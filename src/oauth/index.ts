@@ -8,7 +8,7 @@ import { audit } from "../audit.js";
 import type { UpstreamSettings } from "../config/types.js";
 import { log } from "../log.js";
 import { RateLimited } from "../state/rate-limit.js";
-import type { SharedStore } from "../state/store.js";
+import { type SharedStore, StoreUnavailableError } from "../state/store.js";
 import { OAuthChallenge } from "./challenge.js";
 import { oneClientAuthentication } from "./client-auth.js";
 import { ClientDirectory, type KnownClient, OAuthFailure } from "./clients.js";
@@ -143,6 +143,15 @@ export class OAuthServer {
       await this.requester.run(address, () => this.route(req, res, path));
     } catch (error) {
       if (error instanceof RateLimited) return sendTooMany(res, path, error);
+      // The shared store (Redis) cannot answer: a temporary failure, said as one; no address or detail.
+      if (error instanceof StoreUnavailableError) {
+        const failure = new OAuthFailure(
+          "temporarily_unavailable",
+          "sign-in is unavailable; try again shortly",
+          503,
+        );
+        return sendOAuthError(res, failure, { "retry-after": "5" });
+      }
       if (error instanceof OAuthFailure) return sendOAuthError(res, error);
       if (error instanceof TokenRefused)
         return sendOAuthError(res, new OAuthFailure("invalid_grant", error.message));

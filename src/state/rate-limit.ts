@@ -1,9 +1,10 @@
 // Fixed-window request counters kept in the shared store: in memory for one process (its counters
 // capped apart from the other entries), in Redis for replicas, so every replica counts against one
-// budget. A counter lives one window; a store that cannot answer lets the request through, since the
-// step it guards then fails on the same store anyway.
+// budget. A counter lives one window. A store that cannot count never lets a request through uncounted:
+// the request is counted in this process instead (the same budget per replica, bounded as in memory),
+// since some guarded steps (/register, client metadata fetches) need no store to go on.
 import { createHash } from "node:crypto";
-import { type SharedStore, StoreUnavailableError } from "./store.js";
+import { memoryStore, type SharedStore, StoreUnavailableError } from "./store.js";
 
 /** One window of counting: a limit is "so many per minute". */
 export const RATE_WINDOW_MS = 60_000;
@@ -19,22 +20,28 @@ export class RateLimited extends Error {
 export const rateLimitClock = { now: (): number => Date.now() };
 
 export class RateLimiter {
+  /** Where requests are counted while the shared store cannot count them: this process's memory. */
+  private readonly local: SharedStore;
+
   constructor(
     private readonly store: SharedStore,
     private readonly now: () => number = () => rateLimitClock.now(),
-  ) {}
+  ) {
+    this.local = memoryStore(this.now);
+  }
 
   /** Counts one request against `bucket`; RateLimited past `perMinute` in this window (0: no limit). */
   async hit(bucket: string, perMinute: number): Promise<void> {
     if (perMinute <= 0) return;
     const at = this.now();
     const window = Math.floor(at / RATE_WINDOW_MS);
+    const key = `ratelimit:${boundedName(bucket)}:${window}`;
     let count: number;
     try {
-      count = await this.store.increment(`ratelimit:${boundedName(bucket)}:${window}`, RATE_WINDOW_MS);
+      count = await this.store.increment(key, RATE_WINDOW_MS);
     } catch (error) {
-      if (error instanceof StoreUnavailableError) return;
-      throw error;
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      count = await this.local.increment(key, RATE_WINDOW_MS);
     }
     if (count > perMinute) {
       throw new RateLimited(Math.max(1, Math.ceil(((window + 1) * RATE_WINDOW_MS - at) / 1000)));

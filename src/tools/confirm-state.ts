@@ -1,13 +1,15 @@
 // The state a write confirmation travels with (requestState): sealed with a keyed MAC (the SDK's
 // HMAC-SHA256 requestState codec) under the server's keys, bound to the tool, the arguments in
 // canonical form and the default project, valid for a few minutes, and good for one answer only (its
-// nonce is marked used in the shared store). A client can read it but not forge, alter or reuse it.
+// nonce is marked used in the shared store), under the store's epoch (state/epoch.ts): a store that
+// lost its marks refuses every state sealed before. A client can read it but not forge, alter or reuse it.
 // Questions and answers count against their key's budget per minute, so the marks one person can
 // leave in the store are bounded (CONFIRMATIONS_PER_MINUTE times a mark's life); over HTTP first
 // against the request's address, since a key is anyone's to make up: junk keys from one address share
 // its budget, and a refused call writes no key's counter and no mark.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createRequestStateCodec, type RequestStateCodec } from "@modelcontextprotocol/server";
+import { storeEpoch } from "../state/epoch.js";
 import { RateLimited, RateLimiter } from "../state/rate-limit.js";
 import { CONFIRMATION_MARK_PREFIX, memoryStore, type SharedStore } from "../state/store.js";
 
@@ -30,6 +32,8 @@ interface ConfirmationPayload {
   /** SHA-256 of the canonical JSON of [tool, arguments, default project]. */
   call: string;
   nonce: string;
+  /** The store's epoch when it was sealed: the nonce's mark is good only in that epoch. */
+  epoch: string;
 }
 
 /** Past a budget: whose (the key's, or the request's address's), and when to try again. */
@@ -42,8 +46,11 @@ export class TooManyConfirmations extends RateLimited {
   }
 }
 
-/** Why an echoed state does not count: not ours (or altered), past its time, for another call, used. */
-export type StateProblem = "forged" | "expired" | "other call" | "used";
+/**
+ * Why an echoed state does not count: not ours (or altered), past its time, for another call, sealed
+ * before the store lost its marks (a Redis restarted empty, a new process), used.
+ */
+export type StateProblem = "forged" | "expired" | "other call" | "stale" | "used";
 
 /** JSON with every object's keys in code-point order, so equal arguments give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -138,7 +145,8 @@ export class ConfirmationSeal {
     defaultProject: string | undefined,
   ): Promise<string> {
     await this.count();
-    const payload = { tool, call: callDigest(tool, args, defaultProject), nonce: randomUUID() };
+    const epoch = await storeEpoch(this.store);
+    const payload = { tool, call: callDigest(tool, args, defaultProject), nonce: randomUUID(), epoch };
     return (this.codecs[0] as RequestStateCodec<ConfirmationPayload>).mint(payload);
   }
 
@@ -156,14 +164,17 @@ export class ConfirmationSeal {
     const payload = await this.open(state);
     if (typeof payload === "string") return payload;
     if (payload.tool !== tool || payload.call !== callDigest(tool, args, defaultProject)) return "other call";
-    if (typeof payload.nonce !== "string") return "forged";
+    if (typeof payload.nonce !== "string" || typeof payload.epoch !== "string") return "forged";
     await this.count();
     const first = await this.store.setIfAbsent(
       `${CONFIRMATION_MARK_PREFIX}${payload.nonce}`,
       "used",
       MARK_TTL_MS,
     );
-    return first ? undefined : "used";
+    if (!first) return "used";
+    // Read after the mark is set: a store that lost its marks at any time before (even between the
+    // two calls) has a new epoch by then, so an answer it once spent is never spent again.
+    return payload.epoch === (await storeEpoch(this.store)) ? undefined : "stale";
   }
 
   /** The payload under the first key whose MAC matches; "forged" when none does. */

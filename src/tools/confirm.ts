@@ -177,6 +177,7 @@ const NOT_COUNTED: Record<Exclude<StateProblem, "used">, string> = {
   forged: "its state was not sealed by this server, or was altered",
   expired: "its question had expired",
   "other call": "it was given for other arguments",
+  stale: "its question was asked before the state store lost its marks (restarted empty)",
 };
 
 /** The refusal when the client cannot carry a question to its person. */

@@ -55,15 +55,15 @@ const FORM_REFUSED = "This sign-in form has expired or was not sent from its own
 const allowFields = { step: "allow", ...scopeFields(["workspace:read", "analytics:read"]) };
 
 /** A page and its key step passed with the sandbox's key: the page of choices, with the first page's cookie. */
-async function choicesPage(authorizationUrl: URL): Promise<ConsentPage> {
+async function choicesPage(origin: string, authorizationUrl: URL): Promise<ConsentPage> {
   const page = await openConsent(authorizationUrl);
-  const keyStep = await postConsent(server.origin, page, { step: "key", workspace_key: SANDBOX_API_KEY });
+  const keyStep = await postConsent(origin, page, { step: "key", workspace_key: SANDBOX_API_KEY });
   expect(keyStep.status).toBe(200);
   return { ...page, html: await keyStep.text() };
 }
 
 describe("the consent form", () => {
-  it("writes nothing to the store for thousands of anonymous page loads and key steps", async () => {
+  it("writes nothing but the store's epoch for thousands of anonymous page loads and key steps", async () => {
     const flow = await startFlow(server.origin);
     watched.written.length = 0;
     // undici's request, lighter than fetch: 1,000 pages, each answered once (no key, a forged token, a
@@ -107,9 +107,15 @@ describe("the consent form", () => {
       deny: [200, 303],
       wrong: [200, 400],
     });
-    expect(watched.written).toEqual([]);
+    // One key for all of them: the store's epoch, made by the first page (state/epoch.ts).
+    expect(watched.written).toEqual(["epoch"]);
     // A whole sign-in then writes the consent's mark, then its code: nothing before the person allows.
-    const allowed = await postConsent(server.origin, await choicesPage(flow.authorizationUrl), allowFields);
+    watched.written.length = 0;
+    const allowed = await postConsent(
+      server.origin,
+      await choicesPage(server.origin, flow.authorizationUrl),
+      allowFields,
+    );
     expect(allowed.status).toBe(303);
     expect(watched.written.map((key) => key.split(":").slice(0, 2).join(":"))).toEqual([
       "oauth:consent",
@@ -119,7 +125,7 @@ describe("the consent form", () => {
 
   it("carries the key sealed: neither the page nor any part of its form holds it readably", async () => {
     const flow = await startFlow(server.origin);
-    const choices = await choicesPage(flow.authorizationUrl);
+    const choices = await choicesPage(server.origin, flow.authorizationUrl);
     expect(choices.html).not.toContain(SANDBOX_API_KEY);
     const sealed = fieldOf(choices.html, "request");
     expect(sealed.split(".")).toHaveLength(5); // a compact JWE
@@ -131,22 +137,65 @@ describe("the consent form", () => {
 
   it("refuses an allow posted again, one after the other or at once", async () => {
     const flow = await startFlow(server.origin);
-    const choices = await choicesPage(flow.authorizationUrl);
+    const choices = await choicesPage(server.origin, flow.authorizationUrl);
     const first = await postConsent(server.origin, choices, allowFields);
     expect(first.status).toBe(303);
     const again = await postConsent(server.origin, choices, allowFields);
     expect(again.status).toBe(409);
     expect(await again.text()).toContain("This sign-in form was already answered.");
-    const racing = await choicesPage((await startFlow(server.origin)).authorizationUrl);
+    const racing = await choicesPage(server.origin, (await startFlow(server.origin)).authorizationUrl);
     const answers = await Promise.all(
       Array.from({ length: 8 }, () => postConsent(server.origin, racing, allowFields)),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([303, 409, 409, 409, 409, 409, 409, 409]);
   });
 
+  it("refuses every form shown before the store lost its marks (a restart): no second code, start again", async () => {
+    // A store that can be replaced by an empty one: Redis restarted without persistence, or a new process.
+    let inner = memoryStore();
+    const store: SharedStore = {
+      get: (key) => inner.get(key),
+      set: (key, value, ttl) => inner.set(key, value, ttl),
+      setIfAbsent: (key, value, ttl) => inner.setIfAbsent(key, value, ttl),
+      take: (key) => inner.take(key),
+      swap: (key, expected, value, ttl) => inner.swap(key, expected, value, ttl),
+      increment: (key, ttl) => inner.increment(key, ttl),
+      delete: (key) => inner.delete(key),
+      close: () => inner.close(),
+    };
+    const restartable = await startOAuth({ store, sandbox: server.sandbox });
+    try {
+      const answered = await choicesPage(
+        restartable.origin,
+        (await startFlow(restartable.origin)).authorizationUrl,
+      );
+      const open = await choicesPage(
+        restartable.origin,
+        (await startFlow(restartable.origin)).authorizationUrl,
+      );
+      const first = await postConsent(restartable.origin, answered, allowFields);
+      expect(first.status).toBe(303);
+      inner = memoryStore();
+      for (const page of [answered, open]) {
+        const again = await postConsent(restartable.origin, page, allowFields);
+        expect(again.status).toBe(409);
+        expect(again.headers.get("location")).toBeNull();
+        expect(await again.text()).toContain("Start the sign-in again from your application.");
+      }
+      // A sign-in started after the restart goes through.
+      const fresh = await choicesPage(
+        restartable.origin,
+        (await startFlow(restartable.origin)).authorizationUrl,
+      );
+      expect((await postConsent(restartable.origin, fresh, allowFields)).status).toBe(303);
+    } finally {
+      await restartable.close();
+    }
+  });
+
   it("refuses an expired form, an altered one, one sealed under another secret, and a token posted as one", async () => {
     const flow = await startFlow(server.origin);
-    const choices = await choicesPage(flow.authorizationUrl);
+    const choices = await choicesPage(server.origin, flow.authorizationUrl);
     const sealed = fieldOf(choices.html, "request");
     const opened = await openForm(keys, server.origin, sealed);
     if (!("form" in opened)) throw new Error("the page's own form did not open");
@@ -190,7 +239,10 @@ describe("the consent form", () => {
 
   it("takes a form only with its own page's cookie", async () => {
     const flow = await startFlow(server.origin);
-    const [one, two] = [await choicesPage(flow.authorizationUrl), await openConsent(flow.authorizationUrl)];
+    const [one, two] = [
+      await choicesPage(server.origin, flow.authorizationUrl),
+      await openConsent(flow.authorizationUrl),
+    ];
     const crossed = await postConsent(server.origin, { ...one, cookie: two.cookie }, allowFields);
     expect(crossed.status).toBe(403);
     expect(await crossed.text()).toContain(FORM_REFUSED);

@@ -24,6 +24,7 @@ import {
   exchangeAt,
   type OAuthHarness,
   openConsent,
+  postConsent,
   postForm,
   rawMcp,
   refreshAt,
@@ -235,18 +236,81 @@ describe("what anonymous requests leave in the store", () => {
 });
 
 describe("a store that cannot count", () => {
-  it("lets sign-in requests through rather than refusing everyone", async () => {
+  /** A memory store whose counters, or every call, fail as an unreachable Redis does. */
+  function failingStore(everything: boolean): SharedStore {
     const inner = memoryStore();
+    const down = async (): Promise<never> => {
+      throw new StoreUnavailableError("not connected");
+    };
+    if (everything) {
+      return {
+        get: down,
+        set: down,
+        setIfAbsent: down,
+        take: down,
+        swap: down,
+        increment: down,
+        delete: down,
+        close: inner.close,
+      };
+    }
+    return { ...inner, increment: down };
+  }
+
+  it("counts in this process instead: key guesses past the budget never reach the API", async () => {
+    const server = await serverWith({ rateLimitPerMinute: LIMIT, store: failingStore(false) });
+    const flow = await startFlow(server.origin);
+    const page = await openConsent(flow.authorizationUrl);
+    expect(page.status).toBe(200);
+    sandbox.requests.length = 0;
+    const guesses = await inTurn(LIMIT + 2, async (i) => {
+      const answer = await postConsent(server.origin, page, { step: "key", workspace_key: `guess-${i}` });
+      await answer.arrayBuffer();
+      return answer.status;
+    });
+    // The page counted once: four guesses are checked, the rest refused with nothing sent.
+    expect(guesses).toEqual([400, 400, 400, 400, 429, 429, 429]);
+    expect(new Set(sandbox.requests.map((r) => r.headers["x-api-key"]))).toEqual(
+      new Set(["guess-0", "guess-1", "guess-2", "guess-3"]),
+    );
+  });
+
+  it("limits registrations with the store down altogether, as it does with the store up", async () => {
+    const server = await serverWith({ rateLimitPerMinute: LIMIT, store: failingStore(true) });
+    const statuses = await inTurn(LIMIT + 1, async () => {
+      const answer = await fetch(`${server.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          redirect_uris: ["http://127.0.0.1:53682/callback"],
+          token_endpoint_auth_method: "none",
+        }),
+      });
+      await answer.arrayBuffer();
+      return `${answer.status} ${answer.headers.get("retry-after")}`;
+    });
+    expect(statuses).toEqual([...Array(LIMIT).fill("201 null"), "429 45"]);
+  });
+
+  it("answers /mcp with 503 and Retry-After while the store cannot say whether a token's grant stands", async () => {
+    const inner = memoryStore();
+    let down = false;
     const store: SharedStore = {
       ...inner,
-      increment: async () => {
-        throw new StoreUnavailableError("not connected");
-      },
+      get: (key) => (down ? Promise.reject(new StoreUnavailableError("not connected")) : inner.get(key)),
     };
-    const server = await serverWith({ rateLimitPerMinute: 1, store });
-    const flow = await startFlow(server.origin);
-    const pages = await inTurn(3, () => authorizeFrom(flow.authorizationUrl));
-    expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
+    const server = await serverWith({ store });
+    const { tokens } = await signInByHand(server.origin, { workspaceKey: SANDBOX_API_KEY });
+    down = true;
+    const answer = await rawMcp(server.url, { authorization: `Bearer ${tokens.access_token}` });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("retry-after")).toBe("5");
+    expect(JSON.parse(answer.text).error).toEqual({
+      code: -32000,
+      message: "Service Unavailable: the server cannot check sign-ins right now; try again shortly",
+    });
+    down = false;
+    expect((await rawMcp(server.url, { authorization: `Bearer ${tokens.access_token}` })).status).toBe(200);
   });
 });
 

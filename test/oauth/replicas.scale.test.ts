@@ -377,14 +377,14 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     );
     await onlyWinner(answers);
     expect(await eventually(() => auditsOf("refresh_reuse", flow.clientId).length > 0)).toBe(true);
-    // Every loser done: refused as a reuse, or, arriving after a reuse ended the grant, as revoked.
+    // Every loser done: refused as a reuse when it read the grant before it ended, as revoked after
+    // (which a loser is depends on timing); the grant ended once, one line.
     const refused = () =>
       auditsOf("signin_refused", flow.clientId).filter((line) =>
         ["refresh_reused", "grant_revoked"].includes(String(line.reason)),
       );
     expect(await eventually(() => refused().length === RACERS - 1)).toBe(true);
-    expect(refused().map((line) => line.reason)).toContain("refresh_reused");
-    // However many losers on either replica, the grant ended once: one revocation line.
+    expect(refused().some((line) => line.reason === "refresh_reused")).toBe(true);
     expect(auditsOf("revocation", flow.clientId)).toEqual([
       expect.objectContaining({
         grant: signedIn.refresh_token.split(".")[0],

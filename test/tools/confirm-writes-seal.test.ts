@@ -342,6 +342,56 @@ describe("keys", () => {
   });
 });
 
+describe("a store that lost its marks (a restart: Redis empty, or a new process with the same keys)", () => {
+  it("refuses every state sealed before: an answer spent once is not spent again, an open question is asked again", async () => {
+    const keys = [randomBytes(32)];
+    const before = await manualClient(inMemoryServer({ confirmKeys: keys, store: memoryStore() }), true)();
+    const spent = await before.call();
+    const open = await before.call();
+    const accepted = await before.call({ inputResponses: ACCEPT, requestState: spent.requestState });
+    expect(accepted.structuredContent).toEqual(COMMENT);
+    const after = await manualClient(inMemoryServer({ confirmKeys: keys, store: memoryStore() }), true)();
+    for (const { requestState } of [spent, open]) {
+      const again = await after.call({ inputResponses: ACCEPT, requestState });
+      expect(again.resultType).toBe("input_required");
+      expect(again.requestState).not.toBe(requestState);
+    }
+    expect(posts()).toHaveLength(1);
+    // The question asked after the restart is answered as usual.
+    const fresh = await after.call();
+    expect(
+      (await after.call({ inputResponses: ACCEPT, requestState: fresh.requestState })).structuredContent,
+    ).toEqual(COMMENT);
+    expect(posts()).toHaveLength(2);
+  });
+
+  it("a restart just before a replayed answer's mark is written still refuses it: the epoch is read after the mark", async () => {
+    let inner = memoryStore();
+    let restartOnMark = false;
+    const store: SharedStore = {
+      ...Object.fromEntries(
+        (["get", "set", "take", "swap", "increment", "delete", "close"] as const).map((name) => [
+          name,
+          (...args: unknown[]) => (inner[name] as (...a: unknown[]) => unknown)(...args),
+        ]),
+      ),
+      setIfAbsent: async (key, value, ttl) => {
+        if (restartOnMark && key.startsWith(CONFIRMATION_MARK_PREFIX)) {
+          restartOnMark = false;
+          inner = memoryStore();
+        }
+        return inner.setIfAbsent(key, value, ttl);
+      },
+    } as SharedStore;
+    const client = await manualClient(inMemoryServer({ confirmKeys: [randomBytes(32)], store }), true)();
+    const { requestState } = await client.call();
+    expect((await client.call({ inputResponses: ACCEPT, requestState })).structuredContent).toEqual(COMMENT);
+    restartOnMark = true;
+    expect((await client.call({ inputResponses: ACCEPT, requestState })).resultType).toBe("input_required");
+    expect(posts()).toHaveLength(1);
+  });
+});
+
 describe("one key's confirmations per minute", () => {
   it(`are at most ${CONFIRMATIONS_PER_MINUTE} questions and answers: past that, when to try again, and no mark written`, async () => {
     const inner = memoryStore();

@@ -13,6 +13,7 @@ import { OAuthChallenge } from "../../oauth/challenge.js";
 import { clientAddress, trustedProxies } from "../../oauth/client-address.js";
 import { SCOPES } from "../../oauth/grant.js";
 import type { OAuthServer } from "../../oauth/index.js";
+import { StoreUnavailableError } from "../../state/store.js";
 import { SERVER_NAME, SERVER_VERSION } from "../../version.js";
 import type { RunningTransport } from "../running.js";
 import { refuseBeyondGrant } from "./beyond-grant.js";
@@ -130,6 +131,14 @@ const DRAINING = new HttpProblem(
   RpcCode.serverError,
   "Service Unavailable: the server is shutting down; send the request again (another replica, or this one once restarted, will answer it)",
   { "retry-after": "1", connection: "close" },
+);
+
+/** What a request that needs the shared store (a token's grant) gets while it cannot answer: later. */
+export const STORE_DOWN = new HttpProblem(
+  503,
+  RpcCode.serverError,
+  "Service Unavailable: the server cannot check sign-ins right now; try again shortly",
+  { "retry-after": "5" },
 );
 
 /** The socket timeouts of the settings, and a check of them often enough to keep to them. */
@@ -268,6 +277,7 @@ export async function serveHttp(
     }
     route(req, res, logLine).catch((error: unknown) => {
       if (error instanceof HttpProblem) return sendProblem(res, error);
+      if (error instanceof StoreUnavailableError) return sendProblem(res, STORE_DOWN);
       if (error instanceof OAuthChallenge && oauth) {
         const body = { error: error.error ?? "invalid_token", error_description: error.message };
         return sendJson(res, error.status, body, oauth.challengeHeaders(error));
