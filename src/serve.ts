@@ -94,6 +94,8 @@ interface OpenStore {
   store: SharedStore;
   /** Whether it can answer now (the in-memory one always can). */
   reachable(): boolean;
+  /** Set while the store may evict keys: /readyz says so (src/state/eviction.ts). */
+  evicting(): string | undefined;
 }
 
 /**
@@ -108,11 +110,20 @@ async function openStore(config: Config): Promise<OpenStore> {
       "--redis-url is ignored on stdio: one process serves one client, and keeps its state in memory",
     );
   }
-  if (!url || config.transport !== "http") return { store: memoryStore(), reachable: () => true };
+  if (!url || config.transport !== "http") {
+    return { store: memoryStore(), reachable: () => true, evicting: () => undefined };
+  }
   const { describeRedisUrl, redisStore } = await import("./state/redis.js");
   const redis = redisStore(url);
   log("info", "shared state store: redis", { redis: describeRedisUrl(url) });
-  return { store: redis, reachable: () => redis.reachable };
+  // A Redis that may evict keys could forget a single-use mark: no start on it (exit code 2).
+  const problem = await redis.startProblem;
+  if (problem) {
+    await redis.close();
+    process.stderr.write(`${SERVER_NAME}: ${problem}\n`);
+    process.exit(2);
+  }
+  return { store: redis, reachable: () => redis.reachable, evicting: () => redis.evicting };
 }
 
 async function startHttp(
@@ -130,6 +141,7 @@ async function startHttp(
   const http = await serveHttp(servers, config.http, () => missingSettings(config.upstream), {
     oauth,
     storeReachable: shared.reachable,
+    storeEvicting: shared.evicting,
   }).catch((error: NodeJS.ErrnoException) => exitIfPortTaken(config, error));
   log("info", "listening", { url: http.url, stateless: config.http.stateless, oauth: config.http.oauth });
   if (config.demo) {

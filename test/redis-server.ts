@@ -31,7 +31,9 @@ export interface RedisServer {
 }
 
 /** Starts redis-server on a port nobody listens on (a port 0 listener's, closed), optionally with a password. */
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+export async function startRedisServer(
+  options: { password?: string; args?: string[] } = {},
+): Promise<RedisServer> {
   const binary = findRedisServer();
   if (!binary) throw new Error(REDIS_MISSING);
   const port = await freePort();
@@ -51,6 +53,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
     "--loglevel",
     "notice",
     ...(options.password ? ["--requirepass", options.password] : []),
+    ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;
 

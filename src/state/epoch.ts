@@ -1,8 +1,9 @@
 // The store's epoch: a random value kept under one store key, made when the key is missing. A sealed
 // value whose single use rests on a mark in the store (a write confirmation, a consent form) carries the
-// epoch it was issued under and is spent only under the same one. A store that lost its marks (Redis
-// restarted empty, a key evicted, a new process's memory store) has lost the epoch key too: a new epoch
-// is made, and every value sealed before is refused rather than accepted a second time.
+// epoch it was issued under and is spent only under the same one. A store that lost all its keys (Redis
+// restarted empty or flushed, a new process's memory store) has lost the epoch key too: a new epoch is
+// made, and every value sealed before is refused rather than accepted a second time. It does not cover
+// a Redis that evicts single keys (one mark gone, the epoch kept): src/state/eviction.ts refuses those.
 import { randomBytes } from "node:crypto";
 import type { SharedStore } from "./store.js";
 

@@ -4,6 +4,7 @@
 // and every call ends within a bound, whatever state the connection is in.
 import { createClient } from "@redis/client";
 import { log } from "../log.js";
+import { evictionProblem } from "./eviction.js";
 import { type SharedStore, StoreUnavailableError } from "./store.js";
 
 /** Every key this server writes starts with this, so it can share a Redis database with other programs. */
@@ -16,11 +17,20 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
   /** The longest wait between two reconnection attempts (they back off from 50 ms). Default 2 s. */
   maxReconnectDelayMs?: number;
+  /** How often the eviction policy is read again while connected (it is read at every connect too). Default 60 s. */
+  policyCheckMs?: number;
 }
 
 export interface RedisStore extends SharedStore {
   /** Connected and ready for commands: what /readyz reports. */
   readonly reachable: boolean;
+  /** Set while the Redis may evict keys (src/state/eviction.ts): single-use steps are refused, /readyz is 503. */
+  readonly evicting: string | undefined;
+  /**
+   * What the first connection found wrong with the eviction policy, or undefined when it found nothing
+   * wrong or no connection was made within connectTimeoutMs + commandTimeoutMs (then it is read when one is).
+   */
+  readonly startProblem: Promise<string | undefined>;
 }
 
 /** docs/hosting.md restates these (test/state/store.test.ts holds it to them). */
@@ -28,6 +38,7 @@ export const REDIS_STORE_DEFAULTS: Required<RedisStoreOptions> = {
   connectTimeoutMs: 2_000,
   commandTimeoutMs: 2_000,
   maxReconnectDelayMs: 2_000,
+  policyCheckMs: 60_000,
 };
 
 /** The first wait before reconnecting; each next one doubles, up to maxReconnectDelayMs. */
@@ -70,7 +81,10 @@ function safeMessage(error: unknown): string {
  * up, calls fail fast with StoreUnavailableError (no command is queued for later).
  */
 export function redisStore(url: string, options: RedisStoreOptions = {}): RedisStore {
-  const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs } = { ...REDIS_STORE_DEFAULTS, ...options };
+  const { connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs, policyCheckMs } = {
+    ...REDIS_STORE_DEFAULTS,
+    ...options,
+  };
   const where = describeRedisUrl(url);
   const client = createClient({
     url,
@@ -88,8 +102,11 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
   });
   let down = false;
   let closing = false;
+  let settleStart: (problem: string | undefined) => void = () => {};
   // Without a listener an 'error' event would throw and end the process; one line per outage instead.
   client.on("error", (error: unknown) => {
+    // Not reachable at start: the server starts, and the policy is read when Redis is reached.
+    settleStart(undefined);
     if (down || closing) return;
     down = true;
     log("warn", "shared state store unreachable", { redis: where, error: safeMessage(error) });
@@ -97,6 +114,8 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
   client.on("ready", () => {
     if (down) log("info", "shared state store reachable again", { redis: where });
     down = false;
+    // A reconnect may reach another Redis (a failover) or one reconfigured: its policy is read again.
+    recheck();
   });
   const connecting = client.connect().catch((error: unknown) => {
     // Only a closed client or a refused handshake ends the attempts; calls then fail as unavailable.
@@ -123,6 +142,49 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     }
   }
 
+  // The eviction policy, read with INFO at each connect and every policyCheckMs; a single-use step
+  // waits for the reading in flight, and one that failed is read again by the next step.
+  let evicting: string | undefined;
+  let policy: Promise<string | undefined> | undefined;
+  const readPolicy = async (): Promise<string | undefined> => {
+    try {
+      const problem = evictionProblem(String(await bounded(() => client.info("memory"))));
+      if (problem && problem !== evicting) {
+        log("error", "shared state store may evict keys: single-use steps are refused", {
+          redis: where,
+          problem,
+        });
+      } else if (!problem && evicting)
+        log("info", "shared state store evicts no keys again", { redis: where });
+      evicting = problem;
+      return problem;
+    } catch (error) {
+      policy = undefined;
+      throw error;
+    }
+  };
+  const policyProblem = () => (policy ??= readPolicy());
+  const startProblem = new Promise<string | undefined>((resolve) => {
+    settleStart = resolve;
+  });
+  function recheck() {
+    policy = undefined;
+    policyProblem().then(settleStart, () => settleStart(undefined));
+  }
+  const startWait = setTimeout(() => settleStart(undefined), connectTimeoutMs + commandTimeoutMs);
+  startWait.unref();
+  const periodic = setInterval(() => {
+    if (client.isReady) recheck();
+  }, policyCheckMs);
+  periodic.unref();
+
+  /** A single-use step: refused while Redis may evict the mark it rests on. */
+  async function singleUse<T>(command: () => Promise<T>): Promise<T> {
+    const problem = await policyProblem();
+    if (problem) throw new StoreUnavailableError(problem);
+    return bounded(command);
+  }
+
   const key = (name: string) => `${KEY_PREFIX}${name}`;
   const ms = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
   // Redis takes whole milliseconds, at least one.
@@ -133,18 +195,22 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     get reachable() {
       return client.isReady;
     },
+    get evicting() {
+      return evicting;
+    },
+    startProblem,
     get: (name) => bounded(async () => text(await client.get(key(name)))),
     set: (name, value, ttlMs) =>
       bounded(async () => {
         await client.set(key(name), value, { expiration: px(ttlMs) });
       }),
     setIfAbsent: (name, value, ttlMs) =>
-      bounded(
+      singleUse(
         async () => (await client.set(key(name), value, { expiration: px(ttlMs), condition: "NX" })) === "OK",
       ),
-    take: (name) => bounded(async () => text(await client.getDel(key(name)))),
+    take: (name) => singleUse(async () => text(await client.getDel(key(name)))),
     swap: (name, expected, value, ttlMs) =>
-      bounded(
+      singleUse(
         async () =>
           (await client.eval(SWAP_SCRIPT, { keys: [key(name)], arguments: [expected, value, ms(ttlMs)] })) ===
           1,
@@ -160,6 +226,9 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     async close() {
       if (closing) return;
       closing = true;
+      clearInterval(periodic);
+      clearTimeout(startWait);
+      settleStart(undefined);
       // destroy, not quit: it also ends a connection attempt in progress, and waits for nothing.
       client.destroy();
       await connecting;

@@ -75,5 +75,7 @@ describe("docs/hosting.md", () => {
     expect(hosting).toContain(`A connection attempt is given up after ${seconds(connectTimeoutMs)}`);
     expect(hosting).toContain(`a command after ${seconds(commandTimeoutMs)} without an answer`);
     expect(hosting).toContain(`Keys start with \`${KEY_PREFIX}\``);
+    expect(REDIS_STORE_DEFAULTS.policyCheckMs).toBe(60_000);
+    expect(hosting).toContain("at every reconnect and once a minute");
   });
 });

@@ -41,6 +41,8 @@ export interface HttpServeOptions {
   oauth?: OAuthFactory;
   /** Whether the store can answer now; /readyz reports not ready while it cannot. Default: always. */
   storeReachable?: () => boolean;
+  /** Set while the store may evict keys (a Redis not on noeviction); /readyz reports not ready with it. */
+  storeEvicting?: () => string | undefined;
 }
 
 const MCP_METHODS = ["GET", "POST", "DELETE"];
@@ -187,6 +189,7 @@ export async function serveHttp(
   options: HttpServeOptions = {},
 ): Promise<RunningHttp> {
   const storeReachable = options.storeReachable ?? (() => true);
+  const storeEvicting = options.storeEvicting ?? (() => undefined);
   const guards = createGuards({ ...settings, allowedHosts: allowedHostsOf(settings) });
   const proxies = trustedProxies(settings.trustedProxies);
   let oauth: OAuthServer | undefined;
@@ -245,8 +248,12 @@ export async function serveHttp(
     } else if (logLine.path === "/readyz" && req.method === "GET") {
       const missing = missingSettings();
       const storeDown = !storeReachable();
-      if (missing.length > 0 || storeDown) {
-        sendJson(res, 503, { status: "not ready", missing, ...(storeDown && { store: "unreachable" }) });
+      const evicting = storeEvicting();
+      if (missing.length > 0 || storeDown || evicting) {
+        const store = storeDown
+          ? { store: "unreachable" }
+          : evicting && { store: "evicts keys", problem: evicting };
+        sendJson(res, 503, { status: "not ready", missing, ...store });
       } else sendJson(res, 200, { status: "ready" });
     } else if (logLine.path === "/mcp") {
       return handleMcp(req, res, logLine);
