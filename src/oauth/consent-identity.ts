@@ -3,7 +3,14 @@
 // on this device for a custom-scheme redirect; the name only as the client's own claim, with warnings.
 import { getDomain, parse } from "tldts";
 import { removeHidden } from "../tools/hidden.js";
-import { ASSISTANTS, assistantAt, type NameFlag, nameFlags, skeleton } from "./consent-names.js";
+import {
+  ASSISTANTS,
+  assistantAt,
+  CLAIM_COMPANIES,
+  type NameFlag,
+  nameFlags,
+  skeleton,
+} from "./consent-names.js";
 import { appDomainOf } from "./redirects.js";
 
 export { type NameFlag, nameFlags, scriptsOf, skeleton } from "./consent-names.js";
@@ -11,7 +18,8 @@ export { type NameFlag, nameFlags, scriptsOf, skeleton } from "./consent-names.j
 /** Warnings about where the code goes: an app scheme that reads like a web address or an assistant. */
 export type PlaceFlag =
   | { kind: "scheme_like_domain"; scheme: string }
-  | { kind: "scheme_like_assistant"; scheme: string; assistant: string };
+  | { kind: "scheme_like_assistant"; scheme: string; assistant: string }
+  | { kind: "scheme_names_known"; scheme: string; domain: string; assistant?: string };
 
 export interface ClientIdentity {
   /** Where the host comes from: the client_id URL the document was fetched from, or the redirect URI. */
@@ -50,10 +58,31 @@ export function schemeFlags(scheme: string): PlaceFlag[] {
   if (labels.length > 1 && tld(labels.at(-1) as string) && !tld(labels[0] as string)) {
     flags.push({ kind: "scheme_like_domain", scheme });
   }
+  const known = knownDomainOf(scheme);
+  if (known) flags.push({ kind: "scheme_names_known", scheme, ...known });
   const letters = skeleton(scheme).replace(/[^\p{L}\p{N}]/gu, "");
   const like = ASSISTANTS.find((a) => a.words.some((word) => letters.includes(skeleton(word))));
-  if (like) flags.push({ kind: "scheme_like_assistant", scheme, assistant: like.name });
+  if (like && like.name !== known?.assistant) {
+    flags.push({ kind: "scheme_like_assistant", scheme, assistant: like.name });
+  }
   return flags;
+}
+
+/**
+ * The known domain a reverse-domain app scheme names: a known assistant's host or under one (ai.x: x.ai,
+ * Grok's), or a domain registered by a company of `CLAIM_COMPANIES` (com.github.mobile: github.com).
+ */
+function knownDomainOf(scheme: string): { domain: string; assistant?: string } | undefined {
+  const labels = scheme.toLowerCase().split(".");
+  if (labels.length < 2) return undefined;
+  const host = labels.reverse().join(".");
+  const domain = appDomainOf(scheme) ?? host;
+  for (const assistant of ASSISTANTS) {
+    const own = assistant.hosts.find((h) => host === h || host.endsWith(`.${h}`));
+    if (own) return { domain: own, assistant: assistant.name };
+  }
+  const company = parse(domain, { allowPrivateDomains: true }).domainWithoutSuffix ?? "";
+  return CLAIM_COMPANIES.includes(company) ? { domain } : undefined;
 }
 
 /** What the page leads with for a client: the host it could check, then the name as a claim. */

@@ -31,7 +31,7 @@ export const ASSISTANTS: readonly { name: string; words: readonly string[]; host
 
 /** Claim words also caught one edit off ("Verfied", "Offical"): those whose neighbours are no ordinary words. */
 const CLAIM_WORDS_MISSPELT = ["verified", "official", "certified", "accredited"];
-const CLAIM_COMPANIES = ["anthropic", "openai", "google", "microsoft", "github", "apple", "meta"];
+export const CLAIM_COMPANIES = ["anthropic", "openai", "google", "microsoft", "github", "apple", "meta"];
 /**
  * Marks that say "checked": √ ∛ ∜, ☑ ✅ ✓ ✔ (with or without the emoji selector), 🗸 🗹, Aegean 𐄂, 🮱,
  * APL's ⍻, 🆗; and the padlocks and shield 🔏 🔐 🔒 🛡, which copy a browser's own sign that a site was

@@ -133,6 +133,14 @@ function flagText(flag: NameFlag | PlaceFlag): string {
       return `The app&#39;s scheme <code>${shownWhole(flag.scheme, 80)}</code> reads like a web address, but it is none: any app on this device can claim it.`;
     case "scheme_like_assistant":
       return `The app&#39;s scheme names <strong>${escapeHtml(flag.assistant)}</strong>, but any app on this device can claim the scheme <code>${shownWhole(flag.scheme, 80)}</code>.`;
+    case "scheme_names_known": {
+      const start = `The app&#39;s scheme <code>${shownWhole(flag.scheme, 80)}</code> names <strong>${shownWhole(flag.domain, MAX_SHOWN_HOST)}</strong>`;
+      if (!flag.assistant) {
+        return `${start}, a known company&#39;s address, but nothing shows this app is that company&#39;s. Continue only if you started this sign-in from that company&#39;s app yourself, just now.`;
+      }
+      const name = escapeHtml(flag.assistant);
+      return `${start}, an address of ${name}, a known assistant, but nothing shows this app is ${name}. Continue only if you started this sign-in from ${name} yourself, just now.`;
+    }
   }
 }
 
@@ -155,15 +163,20 @@ function identityLines(
 ): { heading: string; lines: string } {
   const lead = `<strong>${shownWhole(identity.domain ?? identity.host, MAX_SHOWN_HOST)}</strong>`;
   const scheme = identity.appScheme ? shownWhole(identity.appScheme, 80) : "";
-  const heading = identity.appDomain
-    ? `An app on this device for <strong>${shownWhole(identity.appDomain, MAX_SHOWN_HOST)}</strong> (scheme ${scheme}) asks to use your workspace`
-    : identity.appScheme
-      ? `An app on this device (scheme <strong>${scheme}</strong>) asks to use your workspace`
-      : identity.source === "metadata_document"
-        ? `An application at ${lead} asks to use your workspace`
-        : `An application returning to ${lead} asks to use your workspace`;
-  const full =
-    identity.domain && identity.domain !== identity.host
+  const heading = identity.appScheme
+    ? "An app on this device asks to use your workspace"
+    : identity.source === "metadata_document"
+      ? `An application at ${lead} asks to use your workspace`
+      : `An application returning to ${lead} asks to use your workspace`;
+  // An app's scheme and the domain it names are its own claim: any app on the device may register any.
+  const readsLikeAddress = identity.flags.some((flag) => flag.kind === "scheme_like_domain");
+  const names =
+    identity.appDomain && !readsLikeAddress
+      ? `, naming ${shownWhole(identity.appDomain, MAX_SHOWN_HOST)},`
+      : "";
+  const full = identity.appScheme
+    ? `<p class="host">Its scheme <code>${scheme}</code>${names} is the app&#39;s own claim: nobody checked it.</p>`
+    : identity.domain && identity.domain !== identity.host
       ? `<p class="host">Full address: <code>${shownWhole(identity.host, MAX_SHOWN_HOST, identity.domain.length)}</code></p>`
       : "";
   const claim = identity.claimedName
@@ -231,7 +244,7 @@ ${projectSelect("analytics_project", "Default analytics project", view.analytics
 </form>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Sign in: ${shownWhole(view.identity.appDomain ?? view.identity.appScheme ?? view.identity.domain ?? view.identity.host, 80)}</title><style nonce="${nonce}">${STYLE}</style></head>
+<title>Sign in: ${shownWhole(view.identity.appScheme ?? view.identity.domain ?? view.identity.host, 80)}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main aria-labelledby="title">
 <h1 id="title">${heading}</h1>
 ${lines}${error}${body}

@@ -23,13 +23,22 @@ const REFUSED_SCHEMES = new Set([
 export const KNOWN_APP_SCHEMES: ReadonlySet<string> = new Set(["cursor"]);
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
-/** Whether a non-web redirect URI would end at a website: a browser's scheme, or a web address inside. */
-function handedToBrowser(url: URL): boolean {
+/** Rounds of percent-decoding past which a redirect URI is refused rather than decoded further. */
+const MAX_DECODE_ROUNDS = 16;
+
+/**
+ * Whether a non-web redirect URI would end at a website: a browser's scheme, or a web address inside;
+ * "unknown" when it is still percent-encoded after `MAX_DECODE_ROUNDS` rounds.
+ */
+function handedToBrowser(url: URL): boolean | "unknown" {
   if (url.protocol.includes("http")) return true;
-  // The web address may be the remainder itself (firefox:https://…) or a parameter, percent-encoded
-  // (a byte at a time, so that a malformed sequence elsewhere hides nothing).
+  // The web address may be the remainder itself (firefox:https://…) or a parameter, percent-encoded any
+  // number of times (a byte at a time, so that a malformed sequence elsewhere hides nothing). Tab, CR
+  // and LF go first, each round: a browser's URL parser drops them, so h%0Attps: opens https:.
   let rest = url.href.slice(url.protocol.length);
-  for (let round = 0; round < 4; round++) {
+  const rounds = Math.min(rest.length, MAX_DECODE_ROUNDS);
+  for (let round = 0; round <= rounds; round++) {
+    rest = rest.replace(/[\t\r\n]/g, "");
     if (/https?:/i.test(rest)) return true;
     const decoded = rest.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
       String.fromCharCode(parseInt(hex, 16)),
@@ -37,7 +46,7 @@ function handedToBrowser(url: URL): boolean {
     if (decoded === rest) return false;
     rest = decoded;
   }
-  return /https?:/i.test(rest);
+  return /https?:/i.test(rest.replace(/[\t\r\n]/g, "")) ? true : "unknown";
 }
 
 /**
@@ -77,7 +86,9 @@ export function redirectUriProblem(text: string): string | undefined {
   if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) {
     return "http is allowed only on loopback (127.0.0.1, [::1], localhost); use https";
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:" && handedToBrowser(url)) {
+  const handed = url.protocol !== "http:" && url.protocol !== "https:" && handedToBrowser(url);
+  if (handed === "unknown") return `percent-encoded more than ${MAX_DECODE_ROUNDS} times over`;
+  if (handed) {
     return `handed to a web browser (the ${url.protocol} scheme opens a website, not an app); register the https URI itself`;
   }
   if (

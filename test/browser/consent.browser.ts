@@ -138,6 +138,9 @@ describe("the consent page's identity lines", () => {
     const read = {
       heading: await page.getByRole("heading", { level: 1 }).innerText(),
       claim: await page.locator("p.claim").innerText(),
+      ...((await page.locator("p.host").count()) === 0
+        ? {}
+        : { host: await page.locator("p.host").innerText() }),
       warnings: (await warnings.count()) === 0 ? [] : await warnings.getByRole("listitem").allInnerTexts(),
       checked: await page.locator("p.checked").innerText(),
     };
@@ -303,11 +306,12 @@ describe("the consent page's identity lines", () => {
     expect(read.fits).toBe(true);
   });
 
-  it("a reverse-domain app scheme: an app on this device for the domain it names, as its claim", async () => {
+  it("a reverse-domain app scheme: an app on this device first, the domain it names only as its claim", async () => {
     await expect(
       identityOf(await registered("Notes", "com.example.notes:/cb"), "reverse-domain"),
     ).resolves.toEqual({
-      heading: "An app on this device for example.com (scheme com.example.notes) asks to use your workspace",
+      heading: "An app on this device asks to use your workspace",
+      host: "Its scheme com.example.notes, naming example.com, is the app's own claim: nobody checked it.",
       claim: "It calls itself \u201cNotes\u201d. That name is its own claim: nobody checked it.",
       warnings: [],
       checked:
@@ -315,9 +319,23 @@ describe("the consent page's identity lines", () => {
     });
   });
 
+  it("an app scheme naming an assistant's host: flagged as a look-alike is", async () => {
+    await expect(identityOf(await registered("Acme", "ai.x:/cb"), "scheme-assistant-host")).resolves.toEqual({
+      heading: "An app on this device asks to use your workspace",
+      host: "Its scheme ai.x, naming x.ai, is the app's own claim: nobody checked it.",
+      claim: "It calls itself \u201cAcme\u201d. That name is its own claim: nobody checked it.",
+      warnings: [
+        "The app's scheme ai.x names x.ai, an address of Grok, a known assistant, but nothing shows this app is Grok. Continue only if you started this sign-in from Grok yourself, just now.",
+      ],
+      checked:
+        "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles ai.x: addresses (ai.x:/cb). Any application can register under any name.",
+    });
+  });
+
   it("a custom scheme that reads like a host: an app on this device, flagged", async () => {
     await expect(identityOf(await registered("Acme", "claude.ai://x"), "app-scheme")).resolves.toEqual({
-      heading: "An app on this device for ai.claude (scheme claude.ai) asks to use your workspace",
+      heading: "An app on this device asks to use your workspace",
+      host: "Its scheme claude.ai is the app's own claim: nobody checked it.",
       claim: "It calls itself \u201cAcme\u201d. That name is its own claim: nobody checked it.",
       warnings: [
         "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it.",

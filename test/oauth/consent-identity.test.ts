@@ -389,6 +389,42 @@ describe("identity", () => {
       flags: [],
     });
   });
+  it("flags an app scheme naming an assistant's host or under it, or a claim-list company's domain, and no other", () => {
+    const known = (uri: string) =>
+      identityOf({ clientId: "eyJ.x.y" }, uri).flags.filter((f) => f.kind.startsWith("scheme_"));
+    expect(known("ai.x:/cb")).toEqual([
+      { kind: "scheme_names_known", scheme: "ai.x", domain: "x.ai", assistant: "Grok" },
+    ]);
+    expect(known("com.github.mobile:/cb")).toEqual([
+      {
+        kind: "scheme_names_known",
+        scheme: "com.github.mobile",
+        domain: "github.com",
+        assistant: "GitHub Copilot",
+      },
+    ]);
+    // One warning for one assistant, though the scheme also spells its word.
+    expect(known("ai.claude.desktop:/cb")).toEqual([
+      { kind: "scheme_names_known", scheme: "ai.claude.desktop", domain: "claude.ai", assistant: "Claude" },
+    ]);
+    for (const [uri, domain] of [
+      ["com.google.accounts:/cb", "google.com"],
+      ["com.microsoft.authenticator:/cb", "microsoft.com"],
+      ["Com.Apple.Passwords:/cb", "apple.com"],
+      ["uk.co.google.x:/cb", "google.co.uk"],
+      ["com.meta.app:/cb", "meta.com"],
+    ] as const)
+      expect(known(uri)).toEqual([
+        { kind: "scheme_names_known", scheme: new URL(uri).protocol.slice(0, -1), domain },
+      ]);
+    for (const uri of [
+      "com.example.notes:/cb",
+      "ai.xx:/cb",
+      "com.googleusercontent.apps.123:/cb",
+      "io.github.someone:/cb",
+    ])
+      expect([uri, known(uri)]).toEqual([uri, []]);
+  });
 });
 
 describe("the identity lines on the page", () => {
@@ -432,23 +468,43 @@ describe("the identity lines on the page", () => {
     expect(html).toContain("The name looks like that of <strong>ChatGPT</strong>");
   });
 
-  it("names an app on this device by its scheme, with the scheme's warnings", () => {
+  it("leads with an app on this device, its scheme and the domain it names only as its claim, with warnings", () => {
     const html = render("Acme", "claude.ai://x");
-    expect(text(html, /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
-      "An app on this device for ai.claude (scheme claude.ai) asks to use your workspace",
+    expect(text(html, /<h1[^>]*>(.*?)<\/h1>/s)).toBe("An app on this device asks to use your workspace");
+    expect(text(html, /<p class="host">(.*?)<\/p>/s)).toBe(
+      "Its scheme claude.ai is the app's own claim: nobody checked it.",
     );
     expect(text(html, /<p class="muted checked">(.*?)<\/p>/s)).toBe(
       "Checked: nothing about who it is. After you answer, the code goes to an app on this device that handles claude.ai: addresses (claude.ai://x). Any application can register under any name.",
     );
-    expect(text(render("Notes", "com.example.notes:/cb"), /<h1[^>]*>(.*?)<\/h1>/s)).toBe(
-      "An app on this device for example.com (scheme com.example.notes) asks to use your workspace",
+    const notes = render("Notes", "com.example.notes:/cb");
+    expect(text(notes, /<h1[^>]*>(.*?)<\/h1>/s)).toBe("An app on this device asks to use your workspace");
+    expect(text(notes, /<p class="host">(.*?)<\/p>/s)).toBe(
+      "Its scheme com.example.notes, naming example.com, is the app's own claim: nobody checked it.",
     );
-    expect(
-      text(render("Cursor", "cursor://anysphere.cursor-mcp/oauth/callback"), /<h1[^>]*>(.*?)<\/h1>/s),
-    ).toBe("An app on this device (scheme cursor) asks to use your workspace");
+    expect(notes).not.toContain("<strong>example.com");
+    expect(notes).toContain("<title>Sign in: com.example.notes</title>");
+    const cursor = render("Cursor", "cursor://anysphere.cursor-mcp/oauth/callback");
+    expect(text(cursor, /<h1[^>]*>(.*?)<\/h1>/s)).toBe("An app on this device asks to use your workspace");
+    expect(text(cursor, /<p class="host">(.*?)<\/p>/s)).toBe(
+      "Its scheme cursor is the app's own claim: nobody checked it.",
+    );
     expect(text(html, /<ul class="warn"[^>]*>(.*?)<\/ul>/s)).toBe(
       "The app's scheme claude.ai reads like a web address, but it is none: any app on this device can claim it." +
         "The app's scheme names Claude, but any app on this device can claim the scheme claude.ai.",
+    );
+  });
+
+  it("warns, as for a look-alike name, when a scheme names an assistant's or a known company's domain", () => {
+    const warnings = (uri: string) => text(render("Acme", uri), /<ul class="warn"[^>]*>(.*?)<\/ul>/s);
+    expect(warnings("ai.x:/cb")).toBe(
+      "The app's scheme ai.x names x.ai, an address of Grok, a known assistant, but nothing shows this app is Grok. Continue only if you started this sign-in from Grok yourself, just now.",
+    );
+    expect(warnings("com.google.gemini.app:/cb")).toBe(
+      "The app's scheme com.google.gemini.app names gemini.google.com, an address of Gemini, a known assistant, but nothing shows this app is Gemini. Continue only if you started this sign-in from Gemini yourself, just now.",
+    );
+    expect(warnings("com.microsoft.authenticator:/cb")).toBe(
+      "The app's scheme com.microsoft.authenticator names microsoft.com, a known company's address, but nothing shows this app is that company's. Continue only if you started this sign-in from that company's app yourself, just now.",
     );
   });
 

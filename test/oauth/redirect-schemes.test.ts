@@ -26,6 +26,10 @@ const HANDED = [
   "opera-http://evil.example/cb",
   "com.example.app:/open?next=https://evil.example/cb",
   "com.example.app:/open?next=https%253A%252F%252Fevil.example%252Fcb", // encoded twice
+  "com.example.app:/cb?u=h%0Attps://evil.example", // a browser drops tab, CR and LF
+  "com.example.app:/cb?u=h%09t%0Dtps%0A://evil.example",
+  "com.example.app:/cb?u=%252525252568ttps://evil.example", // encoded five times
+  `com.example.app:/cb?u=%${"25".repeat(15)}68ttps://evil.example`, // sixteen times
   "myapp-https://evil.example/cb",
 ];
 const why = (scheme: string) =>
@@ -65,8 +69,20 @@ describe("redirect URIs handed to a browser, or with an app scheme that is no re
       "cursor://anysphere.cursor-mcp/oauth/callback",
       "https://evil.example/cb",
       "http://127.0.0.1:5/cb",
+      "com.example.app:/cb?u=%252525252541&v=h%0Attp", // decoded to the end: no web address
     ])
       expect([uri, redirectUriProblem(uri)]).toEqual([uri, undefined]);
+  });
+
+  it("are refused when still percent-encoded after sixteen rounds of decoding, within the length limit", () => {
+    for (const uri of [
+      `com.example.app:/cb?u=%${"25".repeat(16)}41`,
+      `com.example.app:/cb?u=%${"25".repeat(900)}68ttps://evil.example`,
+    ])
+      expect([uri.length, redirectUriProblem(uri)]).toEqual([
+        uri.length,
+        "percent-encoded more than 16 times over",
+      ]);
   });
 
   it("are refused at registration with invalid_redirect_uri and why", async () => {
