@@ -107,18 +107,26 @@ export function inertMarkup(text: string): { text: string; escaped: number } {
 }
 
 const URL_START = /:\/\/|www\./i;
+const URL_STARTS = /:\/\/|www\./gi;
+const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+/** What a linkifier shows a percent escape as, where it breaks the line or the word: a blank or a control. */
+const BLANK = /[\s\p{Cc}]/u;
 
 /**
- * Two rules that need the whitespace-delimited word a character stands in, in one pass over the words
+ * Three rules that need the whitespace-delimited word a character stands in, in one pass over the words
  * (only where the text holds what they look for): in a URL (from its `://` or `www.` on) a `|` is
  * written `%7C`, the same target to every linkifier and no table cell; in a word that holds an `@`, a
  * `\` is written as its twin, since a renderer puts it in a link's target as `%5C` (its host is then
- * after the `@`) while a browser reads the text's `\` as `/` (its host is before the `@`).
+ * after the `@`) while a browser reads the text's `\` as `/` (its host is before the `@`); and in a word
+ * with a URL start after a percent escape of a blank or a control, that escape's `%` is written as its
+ * twin, since a linkifier shows it decoded in the link's text: a second address, not where it goes.
  */
 function inertWords(text: string, count: () => void): string {
-  const pipes = text.includes("|") && URL_START.test(text);
+  const urls = URL_START.test(text);
+  const pipes = urls && text.includes("|");
   const slashes = text.includes("\\") && text.includes("@");
-  if (!pipes && !slashes) return text;
+  const percents = urls && text.includes("%");
+  if (!pipes && !slashes && !percents) return text;
   return text.replace(/\S+/g, (word) => {
     let out = word;
     if (slashes && word.includes("\\") && word.includes("@")) {
@@ -127,6 +135,7 @@ function inertWords(text: string, count: () => void): string {
         return INERT["\\"];
       });
     }
+    if (percents && out.includes("%")) out = blankEscapesBeforeUrl(out, count);
     const start = pipes && out.includes("|") ? out.search(URL_START) : -1;
     if (start < 0) return out;
     return (
@@ -136,6 +145,20 @@ function inertWords(text: string, count: () => void): string {
         return "%7C";
       })
     );
+  });
+}
+
+/** `word` with each run of percent escapes that decodes to a blank or control before its last URL start inert. */
+function blankEscapesBeforeUrl(word: string, count: () => void): string {
+  let last = -1;
+  for (const match of word.matchAll(URL_STARTS)) last = match.index;
+  if (last < 0) return word;
+  return word.replace(PERCENT_RUN, (run, offset: number) => {
+    if (offset + run.length > last) return run;
+    const decoded = bytes.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => Number.parseInt(hex, 16)));
+    if (!BLANK.test(decoded)) return run;
+    count();
+    return run.replaceAll("%", INERT["%"]);
   });
 }
 

@@ -24,11 +24,11 @@ const SUSPECT_CHARS = [
 ].join("|");
 /**
  * Where inert.ts may have work: a tag's opening, an image's, a closing bracket before `(`, `[`, `:` or
- * at the end, a pipe, a fence, a character reference, a percent escape of a control or non-ASCII byte,
- * a punycode label. In JSON text, a string's end is a `"`.
+ * at the end, a pipe, a fence, a character reference, a percent escape of a control, a space or a
+ * non-ASCII byte, a punycode label. In JSON text, a string's end is a `"`.
  */
 const markupStart = (slash: string) =>
-  `<[!?A-Za-z]|<${slash}|!\\[|\\||\`\`|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff])|[Xx][Nn]--`;
+  `<[!?A-Za-z]|<${slash}|!\\[|\\||\`\`|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff]|20)|[Xx][Nn]--`;
 const MARKUP_START = markupStart("/");
 /** A backtick at either end of the string or of a line. */
 const SUSPECT_MARKUP = `${MARKUP_START}|^\`|\`$|\\n\`|\`\\r?\\n|\\][(\\[:]|\\]$`;
