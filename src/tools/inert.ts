@@ -111,6 +111,10 @@ const URL_STARTS = /:\/\/|www\./gi;
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 /** What a linkifier shows a percent escape as, where it breaks the line or the word: a blank or a control. */
 const BLANK = /[\s\p{Cc}]/u;
+/** Blanks beyond ASCII's, which some linkifiers (remark's) take into a URL. */
+export const WIDE_BLANK = "\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000";
+const WIDE_BLANKS = new RegExp(`[${WIDE_BLANK}]`, "g");
+const WIDE_BLANK_IN = new RegExp(`[${WIDE_BLANK}]`);
 
 /**
  * Three rules that need the whitespace-delimited word a character stands in, in one pass over the words
@@ -125,9 +129,10 @@ function inertWords(text: string, count: () => void): string {
   const urls = URL_START.test(text);
   const pipes = urls && text.includes("|");
   const slashes = text.includes("\\") && text.includes("@");
-  const percents = urls && text.includes("%");
+  const percents = urls && (text.includes("%") || WIDE_BLANK_IN.test(text));
   if (!pipes && !slashes && !percents) return text;
-  return text.replace(/\S+/g, (word) => {
+  // Words end at ASCII whitespace, where every linkifier ends a URL.
+  return text.replace(/[^\t\n\v\f\r ]+/g, (word, offset: number) => {
     let out = word;
     if (slashes && word.includes("\\") && word.includes("@")) {
       out = out.replace(/\\/g, () => {
@@ -135,7 +140,7 @@ function inertWords(text: string, count: () => void): string {
         return INERT["\\"];
       });
     }
-    if (percents && out.includes("%")) out = blankEscapesBeforeUrl(out, count);
+    if (percents) out = blanksBeforeUrl(out, offset + word.length === text.length, count);
     const start = pipes && out.includes("|") ? out.search(URL_START) : -1;
     if (start < 0) return out;
     return (
@@ -148,13 +153,25 @@ function inertWords(text: string, count: () => void): string {
   });
 }
 
-/** `word` with each run of percent escapes that decodes to a blank or control before its last URL start inert. */
-function blankEscapesBeforeUrl(word: string, count: () => void): string {
+/**
+ * `word` with each run of percent escapes that decodes to a blank or control before its last URL start
+ * (or at the end of the text, where the assistant's own link target may follow) written inert, and each
+ * blank beyond ASCII's before that URL start written as a space, which ends the URL in every linkifier.
+ */
+function blanksBeforeUrl(word: string, endsText: boolean, count: () => void): string {
   let last = -1;
   for (const match of word.matchAll(URL_STARTS)) last = match.index;
-  if (last < 0) return word;
-  return word.replace(PERCENT_RUN, (run, offset: number) => {
-    if (offset + run.length > last) return run;
+  if (last < 0 && !endsText) return word;
+  const spaced =
+    last < 0
+      ? word
+      : word.slice(0, last).replace(WIDE_BLANKS, () => {
+          count();
+          return " ";
+        }) + word.slice(last);
+  if (!spaced.includes("%")) return spaced;
+  return spaced.replace(PERCENT_RUN, (run, offset: number) => {
+    if (offset + run.length > last && !(endsText && offset + run.length === spaced.length)) return run;
     const decoded = bytes.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => Number.parseInt(hex, 16)));
     if (!BLANK.test(decoded)) return run;
     count();

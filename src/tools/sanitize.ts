@@ -3,7 +3,7 @@
 // (hidden.ts), and every character that could open or close Markdown/HTML in any renderer is written
 // as its fullwidth twin (inert.ts). Visible text is kept. What is changed and why: docs/security.md.
 import { removeHidden } from "./hidden.js";
-import { inertMarkup } from "./inert.js";
+import { inertMarkup, WIDE_BLANK } from "./inert.js";
 
 export { replaceHidden } from "./hidden.js";
 export { inertJson } from "./inert.js";
@@ -28,7 +28,7 @@ const SUSPECT_CHARS = [
  * non-ASCII byte, a punycode label. In JSON text, a string's end is a `"`.
  */
 const markupStart = (slash: string) =>
-  `<[!?A-Za-z]|<${slash}|!\\[|\\||\`\`|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff]|20)|[Xx][Nn]--`;
+  `<[!?A-Za-z]|<${slash}|!\\[|\\||\`\`|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff]|20)|[Xx][Nn]--|[${WIDE_BLANK}]`;
 const MARKUP_START = markupStart("/");
 /** A backtick at either end of the string or of a line. */
 const SUSPECT_MARKUP = `${MARKUP_START}|^\`|\`$|\\n\`|\`\\r?\\n|\\][(\\[:]|\\]$`;
