@@ -92,6 +92,11 @@ describe("sanitizeText", () => {
       expect(hiddenInContexts(expected), text).toEqual([]);
     }
     expect(hiddenIn("https://evil.example/%0A%0Ahttps://good.example/login")).not.toEqual([]);
+    // A wide blank before a second URL start becomes a space; elsewhere (French prose) it stays.
+    expect(sanitizeText("www.e.example/\u00a0https://f.example « a\u00a0b »").text).toBe(
+      "www.e.example/ https://f.example « a\u00a0b »",
+    );
+    expect(sanitizeText("https://e.example/p[%20").text).toBe(`https://e.example/p[${inert("%")}20`);
     expect(sanitizeText("https://evil.example/%0A%20https://good.example")).toMatchObject({ escaped: 1 });
   });
 
