@@ -109,6 +109,7 @@ export function inertMarkup(text: string): { text: string; escaped: number } {
 const URL_START = /:\/\/|www\./i;
 const URL_STARTS = /:\/\/|www\./gi;
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+const REFERENCE = /&(?:#[0-9]{1,7};|#[Xx][0-9A-Fa-f]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)/g;
 /** What a linkifier shows a percent escape as, where it breaks the line or the word: a blank or a control. */
 const BLANK = /[\s\p{Cc}]/u;
 /** Blanks beyond ASCII's, which some linkifiers (remark's) take into a URL. */
@@ -129,7 +130,7 @@ function inertWords(text: string, count: () => void): string {
   const urls = URL_START.test(text);
   const pipes = urls && text.includes("|");
   const slashes = text.includes("\\") && text.includes("@");
-  const percents = urls && (text.includes("%") || WIDE_BLANK_IN.test(text));
+  const percents = urls && (text.includes("%") || text.includes("&") || WIDE_BLANK_IN.test(text));
   if (!pipes && !slashes && !percents) return text;
   // Words end at ASCII whitespace, where every linkifier ends a URL.
   return text.replace(/[^\t\n\v\f\r ]+/g, (word, offset: number) => {
@@ -155,8 +156,9 @@ function inertWords(text: string, count: () => void): string {
 
 /**
  * `word` with each run of percent escapes that decodes to a blank or control before its last URL start
- * (or at the end of the text, where the assistant's own link target may follow) written inert, and each
- * blank beyond ASCII's before that URL start written as a space, which ends the URL in every linkifier.
+ * (or at the end of the text, where the assistant's own link target may follow) written inert, and
+ * before that URL start each blank beyond ASCII's written as a space, which ends the URL in every
+ * linkifier, and each character reference to a blank inert.
  */
 function blanksBeforeUrl(word: string, endsText: boolean, count: () => void): string {
   let last = -1;
@@ -165,10 +167,18 @@ function blanksBeforeUrl(word: string, endsText: boolean, count: () => void): st
   const spaced =
     last < 0
       ? word
-      : word.slice(0, last).replace(WIDE_BLANKS, () => {
-          count();
-          return " ";
-        }) + word.slice(last);
+      : word
+          .slice(0, last)
+          .replace(WIDE_BLANKS, () => {
+            count();
+            return " ";
+          })
+          .replace(REFERENCE, (ref) => {
+            const decoded = referenced(ref);
+            if (decoded === false || !BLANK.test(decoded)) return ref;
+            count();
+            return INERT["&"] + ref.slice(1);
+          }) + word.slice(last);
   if (!spaced.includes("%")) return spaced;
   return spaced.replace(PERCENT_RUN, (run, offset: number) => {
     if (offset + run.length > last && !(endsText && offset + run.length === spaced.length)) return run;

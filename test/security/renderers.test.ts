@@ -99,6 +99,8 @@ const FOUND = [
   "<www.e.example<![CDATA[\u00a0<https://e.example>\n",
   "https://evil.example/%0A%0Ahttps://good.example/login",
   "https://evil.example/\u00a0https://good.example/login",
+  "<www.e.example&nbsp;ftp://files.example/pub",
+  "https://evil.example/&#x0A;&emsp;https://good.example/login",
 ];
 
 describe("text from the APIs in every renderer", () => {
