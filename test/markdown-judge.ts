@@ -128,7 +128,7 @@ function hostOf(url: string): string | undefined {
 function linkShows(text: string, href: string, source: string): boolean {
   if (!/^(?:(?:https?|ftp|mailto):|\/\/)/i.test(href)) return false;
   // A text that shows a second address after a blank (a linkifier decodes `%0A`) shows two places.
-  if (/[\s\p{Cc}][^]*(?::\/\/|www\.)/iu.test(text)) return false;
+  if (/[\s\p{Cc}][\s\S]*(?::\/\/|www\.)/iu.test(text)) return false;
   const target = targetAsRead(href);
   // Hosts compare without case (punycode decodes to lower case).
   const read = [text, `http://${text}`, `mailto:${text}`].filter((candidate) => {
