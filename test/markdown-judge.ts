@@ -127,6 +127,8 @@ function hostOf(url: string): string | undefined {
 /** Whether a link shows where it goes: its text is its target, an http(s), ftp or mailto one, or `//host`. */
 function linkShows(text: string, href: string, source: string): boolean {
   if (!/^(?:(?:https?|ftp|mailto):|\/\/)/i.test(href)) return false;
+  // A text that shows a second address after a blank (a linkifier decodes `%0A`) shows two places.
+  if (/[\s\p{Cc}][\s\S]*(?::\/\/|www\.)/iu.test(text)) return false;
   const target = targetAsRead(href);
   // Hosts compare without case (punycode decodes to lower case).
   const read = [text, `http://${text}`, `mailto:${text}`].filter((candidate) => {

@@ -77,7 +77,7 @@ export const ATTACKS_SANITIZED: Record<keyof typeof ATTACKS, string> = {
   scriptTargets:
     "[a\uFF3D(javascript&#58;alert(1)) [b\uFF3D(javascript\\:alert(1)) \uFF1Cjavascript:alert(1)> [c\uFF3D(java&#9;script:x)",
   blankLabels:
-    "[\uFF3D(https://evil.example/a) [&nbsp;\uFF3D(https://evil.example/b) [&#32;\uFF3D(https://evil.example/c) [x\uFF3D(//evil.example/d)",
+    "[\uFF3D(https://evil.example/a) [\uFF06nbsp;\uFF3D(https://evil.example/b) [\uFF06#32;\uFF3D(https://evil.example/c) [x\uFF3D(//evil.example/d)",
 };
 
 /**

@@ -16,6 +16,8 @@ const VISIBLE_FORMAT = /^[\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\u{110BD}\u
 /** Scripts whose spelling needs ZWJ / ZWNJ between letters (Arabic and Persian, Syriac, Indic, Mongolian). */
 const JOINING_SCRIPT =
   /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]$/u;
+/** The viramas of those scripts: a joiner right after one picks a form (chillu, khanda ta, eyelash ra). */
+const VIRAMA = /^[\u094D\u09CD\u0A4D\u0ACD\u0B4D\u0BCD\u0C4D\u0CCD\u0D3B\u0D3C\u0D4D\u0DCA]$/u;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 const EMOJI_BASE = /^\p{Emoji}$/u;
 /** The three subdivision flags Unicode recommends (England, Scotland, Wales): the only tag sequences kept. */
@@ -62,6 +64,8 @@ function keepsItsPlace(
   const after = text.codePointAt(offset + char.length);
   if (point === ZWJ || point === ZWNJ) {
     if (is(JOINING_SCRIPT, before) && is(JOINING_SCRIPT, after)) return true;
+    // After a virama, even before a space or at the end: one joiner, the one letter form it asks for.
+    if (is(VIRAMA, before)) return true;
     // An emoji ZWJ sequence: 👩‍💻, 👨‍👩‍👧, 🏳️‍🌈 (after a presentation selector or a skin tone).
     const emojiBefore =
       is(PICTOGRAPHIC, before) ||

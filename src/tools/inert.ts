@@ -107,19 +107,33 @@ export function inertMarkup(text: string): { text: string; escaped: number } {
 }
 
 const URL_START = /:\/\/|www\./i;
+const URL_STARTS = /:\/\/|www\./gi;
+const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+const REFERENCE = /&(?:#[0-9]{1,7};|#[Xx][0-9A-Fa-f]{1,6};|[A-Za-z][A-Za-z0-9]{0,31};)/g;
+/** What a linkifier shows a percent escape as, where it breaks the line or the word: a blank or a control. */
+const BLANK = /[\s\p{Cc}]/u;
+/** Blanks beyond ASCII's, which some linkifiers (remark's) take into a URL. */
+export const WIDE_BLANK = "\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000";
+const WIDE_BLANKS = new RegExp(`[${WIDE_BLANK}]`, "g");
+const WIDE_BLANK_IN = new RegExp(`[${WIDE_BLANK}]`);
 
 /**
- * Two rules that need the whitespace-delimited word a character stands in, in one pass over the words
+ * Three rules that need the whitespace-delimited word a character stands in, in one pass over the words
  * (only where the text holds what they look for): in a URL (from its `://` or `www.` on) a `|` is
  * written `%7C`, the same target to every linkifier and no table cell; in a word that holds an `@`, a
  * `\` is written as its twin, since a renderer puts it in a link's target as `%5C` (its host is then
- * after the `@`) while a browser reads the text's `\` as `/` (its host is before the `@`).
+ * after the `@`) while a browser reads the text's `\` as `/` (its host is before the `@`); and in a word
+ * with a URL start after a percent escape of a blank or a control, that escape's `%` is written as its
+ * twin, since a linkifier shows it decoded in the link's text: a second address, not where it goes.
  */
 function inertWords(text: string, count: () => void): string {
-  const pipes = text.includes("|") && URL_START.test(text);
+  const urls = URL_START.test(text);
+  const pipes = urls && text.includes("|");
   const slashes = text.includes("\\") && text.includes("@");
-  if (!pipes && !slashes) return text;
-  return text.replace(/\S+/g, (word) => {
+  const percents = urls && (text.includes("%") || text.includes("&") || WIDE_BLANK_IN.test(text));
+  if (!pipes && !slashes && !percents) return text;
+  // Words end at ASCII whitespace, where every linkifier ends a URL.
+  return text.replace(/[^\t\n\v\f\r ]+/g, (word, offset: number) => {
     let out = word;
     if (slashes && word.includes("\\") && word.includes("@")) {
       out = out.replace(/\\/g, () => {
@@ -127,6 +141,7 @@ function inertWords(text: string, count: () => void): string {
         return INERT["\\"];
       });
     }
+    if (percents) out = blanksBeforeUrl(out, offset + word.length === text.length, count);
     const start = pipes && out.includes("|") ? out.search(URL_START) : -1;
     if (start < 0) return out;
     return (
@@ -136,6 +151,41 @@ function inertWords(text: string, count: () => void): string {
         return "%7C";
       })
     );
+  });
+}
+
+/**
+ * `word` with each run of percent escapes that decodes to a blank or control before its last URL start
+ * (or at the end of the text, where the assistant's own link target may follow) written inert, and
+ * before that URL start each blank beyond ASCII's written as a space, which ends the URL in every
+ * linkifier, and each character reference to a blank inert.
+ */
+function blanksBeforeUrl(word: string, endsText: boolean, count: () => void): string {
+  let last = -1;
+  for (const match of word.matchAll(URL_STARTS)) last = match.index;
+  if (last < 0 && !endsText) return word;
+  const spaced =
+    last < 0
+      ? word
+      : word
+          .slice(0, last)
+          .replace(WIDE_BLANKS, () => {
+            count();
+            return " ";
+          })
+          .replace(REFERENCE, (ref) => {
+            const decoded = referenced(ref);
+            if (decoded === false || !BLANK.test(decoded)) return ref;
+            count();
+            return INERT["&"] + ref.slice(1);
+          }) + word.slice(last);
+  if (!spaced.includes("%")) return spaced;
+  return spaced.replace(PERCENT_RUN, (run, offset: number) => {
+    if (offset + run.length > last && !(endsText && offset + run.length === spaced.length)) return run;
+    const decoded = bytes.decode(Uint8Array.from(run.slice(1).split("%"), (hex) => Number.parseInt(hex, 16)));
+    if (!BLANK.test(decoded)) return run;
+    count();
+    return run.replaceAll("%", INERT["%"]);
   });
 }
 

@@ -3,7 +3,7 @@
 // (hidden.ts), and every character that could open or close Markdown/HTML in any renderer is written
 // as its fullwidth twin (inert.ts). Visible text is kept. What is changed and why: docs/security.md.
 import { removeHidden } from "./hidden.js";
-import { inertMarkup } from "./inert.js";
+import { inertMarkup, WIDE_BLANK } from "./inert.js";
 
 export { replaceHidden } from "./hidden.js";
 export { inertJson } from "./inert.js";
@@ -24,16 +24,23 @@ const SUSPECT_CHARS = [
 ].join("|");
 /**
  * Where inert.ts may have work: a tag's opening, an image's, a closing bracket before `(`, `[`, `:` or
- * at the end, a pipe, a fence, a character reference, a percent escape of a control or non-ASCII byte,
- * a punycode label. In JSON text, a string's end is a `"`.
+ * at the end, a pipe, a fence, a character reference, a percent escape of a control, a space or a
+ * non-ASCII byte, a punycode label. In JSON text, a string's end is a `"`.
  */
-const MARKUP_START = "<[!?/A-Za-z]|!\\[|\\||``|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff])|[Xx][Nn]--";
+const markupStart = (slash: string) =>
+  `<[!?A-Za-z]|<${slash}|!\\[|\\||\`\`|~~~|&[#A-Za-z]|%(?:[01C-Fc-f][0-9A-Fa-f]|7[Ff]|20)|[Xx][Nn]--|[${WIDE_BLANK}]`;
+const MARKUP_START = markupStart("/");
 /** A backtick at either end of the string or of a line. */
 const SUSPECT_MARKUP = `${MARKUP_START}|^\`|\`$|\\n\`|\`\\r?\\n|\\][(\\[:]|\\]$`;
 const SUSPECT = new RegExp(`${SUSPECT_CHARS}|${SUSPECT_MARKUP}`);
-/** The same in JSON text, where a hidden character may also be written as an escape. */
+/**
+ * The same in JSON text, where a character may also be written as an escape: `\u` (any character),
+ * `\b`, `\f`, `\r` (controls) are suspect in themselves; `\n` and `\t` matter only next to a backtick;
+ * of the escapes that spell a printable character, `\"` ends nothing here, `\\` is the slash rule's,
+ * and `\/` (PHP's json_encode writes every `/` so) is spelled out where the patterns hold a `/`.
+ */
 const SUSPECT_IN_JSON = new RegExp(
-  `${SUSPECT_CHARS}|${MARKUP_START}|"\`|\`"|\\\\n\`|\`\\\\[rn]|\\][(\\[:"]|\\\\[ubfr]`,
+  `${SUSPECT_CHARS}|${markupStart("\\\\?/")}|"\`|\`"|\\\\n\`|\`\\\\[rn]|\\][(\\[:"]|\\\\[ubfr]`,
 );
 const MARKUP = new RegExp(SUSPECT_MARKUP);
 /** A backslash in a word with an `@` (inert.ts): two scans, never a lookaround over the word. */

@@ -78,7 +78,9 @@ const WRAPPED: Record<string, [keyof typeof WRAPS, string]> = {
  * What the fuzzer found, each kept: a twin inside a host a linkifier encodes as punycode, a trailing
  * backslash escaping the assistant's own bracket, a reference spelled out by `&amp;`, a punycode label
  * after a percent escape, a loose task list (its checkbox in the item's paragraph, which shows), a
- * `www.` address running into a scheme (whose host the judge must read as the renderer's target does).
+ * `www.` address running into a scheme (whose host the judge must read as the renderer's target does),
+ * a second address after a blank, escaped or beyond ASCII, inside one link (or a blank escape at the end,
+ * before the target of the assistant's link).
  */
 const FOUND = [
   "//e.example<b ",
@@ -93,6 +95,12 @@ const FOUND = [
   "www.e.exampleftp://files.example/pub\n",
   "www.e.examplemailto:a@e.example\n",
   "www.e.examplehttps://e.example/p\n",
+  "https://e.example/p[%20",
+  "<www.e.example<![CDATA[\u00a0<https://e.example>\n",
+  "https://evil.example/%0A%0Ahttps://good.example/login",
+  "https://evil.example/\u00a0https://good.example/login",
+  "<www.e.example&nbsp;ftp://files.example/pub",
+  "https://evil.example/&#x0A;&emsp;https://good.example/login",
 ];
 
 describe("text from the APIs in every renderer", () => {
