@@ -1,5 +1,5 @@
 // A real Redis for the tests that need one: Debian's redis-server on a free loopback port, nothing
-// written to disk, stopped (and restarted on the same port) as a test needs.
+// written to disk but by a SAVE (into its own folder), stopped (and restarted on the same port) as a test needs.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -19,7 +19,7 @@ export interface RedisServer {
   port: number;
   /** redis://127.0.0.1:<port>, with the password when one is required. */
   url: string;
-  /** Starts it again on the same port (after stop), empty. */
+  /** Starts it again on the same port (after stop): empty, or from the snapshot a SAVE wrote. */
   start(): Promise<void>;
   /** Ends it (SIGKILL: as a crash would), and waits for the exit. */
   stop(): Promise<void>;

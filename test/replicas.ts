@@ -188,7 +188,7 @@ export interface SharedReplicas {
 
 export interface SharedReplicasOptions extends Omit<ReplicaSetOptions, "sandbox" | "redisUrl"> {
   sandbox?: SandboxOptions;
-  redis?: { password?: string };
+  redis?: { password?: string; args?: string[] };
 }
 
 /** A sandbox, one Redis and `count` replicas sharing it behind nginx; what started is stopped on a failure. */

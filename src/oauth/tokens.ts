@@ -5,6 +5,7 @@
 // token, revokes the grant. A grant is one store entry, however often it is refreshed.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { audit } from "../audit.js";
+import { storeEpoch } from "../state/epoch.js";
 import type { SharedStore } from "../state/store.js";
 import type { KnownClient } from "./clients.js";
 import { type CodeRecord, codeKey, sameResource } from "./consent.js";
@@ -30,12 +31,15 @@ const MAX_VERIFIED = 10_000;
 
 /**
  * A grant (store: oauth:grant:<id>): its client, the person's credentials sealed, and the generation of
- * its one live refresh token. Refreshing moves the generation on; nothing else is kept per token.
+ * its one live refresh token. Refreshing moves the generation on; nothing else is kept per token. It
+ * carries the store's epoch it was made under (src/state/epoch.ts): a grant of another epoch is gone,
+ * since a store back from an older snapshot may hold grants revoked or refreshed since.
  */
 interface GrantRecord {
   clientId: string;
   sealed: string;
   generation: number;
+  epoch: string;
 }
 
 /** What a spent code's entry holds in place of the code: the grant it led to. */
@@ -68,13 +72,16 @@ export interface TokenAnswer {
   scope: string;
 }
 
-/** A grant's entry as a record, or undefined for an absent or older-format entry (sign in again). */
-function grantOf(stored: string | undefined): GrantRecord | undefined {
+/**
+ * A grant's entry as a record, or undefined for an absent or older-format entry, or one made under
+ * another epoch than `epoch` (sign in again).
+ */
+function grantOf(stored: string | undefined, epoch: string): GrantRecord | undefined {
   if (stored === undefined) return undefined;
   try {
     const record = JSON.parse(stored) as Partial<GrantRecord>;
     if (typeof record.clientId !== "string" || typeof record.sealed !== "string") return undefined;
-    if (!Number.isSafeInteger(record.generation)) return undefined;
+    if (!Number.isSafeInteger(record.generation) || record.epoch !== epoch) return undefined;
     return record as GrantRecord;
   } catch {
     return undefined;
@@ -111,7 +118,12 @@ export class TokenService {
     // grant it led to, and revokes it.
     const grantId = randomUUID();
     if (!isMark && !problem) {
-      const grant: GrantRecord = { clientId: client.clientId, sealed: record.sealed, generation: 0 };
+      const grant: GrantRecord = {
+        clientId: client.clientId,
+        sealed: record.sealed,
+        generation: 0,
+        epoch: await storeEpoch(this.store),
+      };
       await this.store.set(grantKey(grantId), JSON.stringify(grant), GRANT_TTL_MS);
     }
     // The one step that spends the code, even on a refused exchange: of two at once, one swaps it for
@@ -150,7 +162,7 @@ export class TokenService {
     const { grantId, generation } = token;
     const key = grantKey(grantId);
     const stored = await this.store.get(key);
-    const grant = grantOf(stored);
+    const grant = grantOf(stored, await storeEpoch(this.store));
     if (stored === undefined || grant === undefined)
       throw this.refused(client, "grant_revoked", "invalid_grant", unknown, grantId);
     if (grant.clientId !== client.clientId) {
@@ -193,7 +205,10 @@ export class TokenService {
         if (!(error instanceof TokenRefused)) throw error;
       }
     }
-    const grant = grantId === undefined ? undefined : grantOf(await this.store.get(grantKey(grantId)));
+    const grant =
+      grantId === undefined
+        ? undefined
+        : grantOf(await this.store.get(grantKey(grantId)), await storeEpoch(this.store));
     let outcome = "unknown";
     if (grantId !== undefined && grant !== undefined) {
       if (grant.clientId !== client.clientId) outcome = "not_owner";
@@ -229,8 +244,9 @@ export class TokenService {
       this.verified.delete(token);
       throw new TokenRefused("the access token has expired");
     }
-    // Revocation reaches tokens already issued: the grant must still be there (a read, nothing parsed).
-    if ((await this.store.get(grantKey(claims.grantId))) === undefined) {
+    // Revocation reaches tokens already issued: the grant must still be there, of this epoch.
+    const stored = await this.store.get(grantKey(claims.grantId));
+    if (grantOf(stored, await storeEpoch(this.store)) === undefined) {
       throw new TokenRefused("the sign-in behind this token was revoked or has expired; sign in again");
     }
     return { grantId: claims.grantId, clientId: claims.clientId, credentials: claims.credentials };

@@ -4,6 +4,8 @@
 // restarted empty or flushed, a new process's memory store) has lost the epoch key too: a new epoch is
 // made, and every value sealed before is refused rather than accepted a second time. It does not cover
 // a Redis that evicts single keys (one mark gone, the epoch kept): src/state/eviction.ts refuses those.
+// A Redis back from an older snapshot keeps the epoch key but not the later marks: the Redis store keeps
+// its epoch itself, tied to the Redis process (src/state/incarnation.ts), so a restart starts a new one.
 import { randomBytes } from "node:crypto";
 import type { SharedStore } from "./store.js";
 
@@ -20,6 +22,7 @@ export const EPOCH_TTL_MS = 30 * 24 * 3600_000;
  * at once, one wins and both then use its value).
  */
 export async function storeEpoch(store: SharedStore): Promise<string> {
+  if (store.epoch) return store.epoch(randomBytes(16).toString("base64url"), EPOCH_TTL_MS);
   const current = await store.get(EPOCH_KEY);
   if (current !== undefined) return current;
   const made = randomBytes(16).toString("base64url");

@@ -5,6 +5,7 @@
 import { createClient } from "@redis/client";
 import { log } from "../log.js";
 import { evictionProblem } from "./eviction.js";
+import { EPOCH_SCRIPT, evictedSince, INFO_DENIED, type Incarnation, incarnationOf } from "./incarnation.js";
 import { type SharedStore, StoreUnavailableError } from "./store.js";
 
 /** Every key this server writes starts with this, so it can share a Redis database with other programs. */
@@ -142,13 +143,47 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     }
   }
 
-  // The eviction policy, read with INFO at each connect and every policyCheckMs; a single-use step
-  // waits for the reading in flight, and one that failed is read again by the next step.
+  // The eviction policy and the Redis process (src/state/incarnation.ts), read with INFO at each
+  // connect and every policyCheckMs; a single-use step waits for the reading in flight, and one that
+  // failed is read again by the next step.
   let evicting: string | undefined;
+  let incarnation: Incarnation | undefined;
   let policy: Promise<string | undefined> | undefined;
+  const readInfo = async (): Promise<string> => {
+    try {
+      return String(await bounded(() => client.info()));
+    } catch (error) {
+      // A user denied INFO: said once, and every single-use step refused (fail closed), /readyz 503.
+      if (!(error instanceof StoreUnavailableError && /\bNOPERM\b/.test(error.message))) throw error;
+      if (evicting !== INFO_DENIED)
+        log("error", "shared state store: INFO refused", { redis: where, problem: INFO_DENIED });
+      evicting = INFO_DENIED;
+      return "";
+    }
+  };
   const readPolicy = async (): Promise<string | undefined> => {
     try {
-      const problem = evictionProblem(String(await bounded(() => client.info("memory"))));
+      const info = await readInfo();
+      if (info === "") return INFO_DENIED;
+      const now = incarnationOf(info);
+      const problem = now
+        ? evictionProblem(info)
+        : "the Redis at --redis-url reports no run_id in INFO: a restart could not be told apart, so single-use steps are refused";
+      if (now && evictedSince(incarnation, now)) {
+        log(
+          "error",
+          "shared state store evicted keys: a new epoch, so sign-ins and pending confirmations start over",
+          {
+            redis: where,
+            evictedKeys: now.evictedKeys,
+          },
+        );
+      } else if (now && incarnation && now.runId !== incarnation.runId) {
+        log("warn", "shared state store restarted or failed over: a new epoch, so everyone signs in again", {
+          redis: where,
+        });
+      }
+      if (now) incarnation = now;
       if (problem && problem !== evicting) {
         log("error", "shared state store may evict keys: single-use steps are refused", {
           redis: where,
@@ -169,7 +204,11 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
   });
   function recheck() {
     policy = undefined;
-    policyProblem().then(settleStart, () => settleStart(undefined));
+    // A user denied INFO is no start refusal: /readyz says it (503), and single-use steps are refused.
+    policyProblem().then(
+      (problem) => settleStart(problem === INFO_DENIED ? undefined : problem),
+      () => settleStart(undefined),
+    );
   }
   const startWait = setTimeout(() => settleStart(undefined), connectTimeoutMs + commandTimeoutMs);
   startWait.unref();
@@ -218,6 +257,10 @@ export function redisStore(url: string, options: RedisStoreOptions = {}): RedisS
     increment: (name, ttlMs) =>
       bounded(async () =>
         Number(await client.eval(INCREMENT_SCRIPT, { keys: [key(name)], arguments: [ms(ttlMs)] })),
+      ),
+    epoch: (fresh, ttlMs) =>
+      bounded(async () =>
+        String(await client.eval(EPOCH_SCRIPT, { keys: [key("epoch")], arguments: [fresh, ms(ttlMs)] })),
       ),
     delete: (name) =>
       bounded(async () => {

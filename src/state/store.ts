@@ -25,6 +25,11 @@ export interface SharedStore {
   increment(key: string, ttlMs: number): Promise<number>;
   delete(key: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The store's epoch when the store keeps it itself (Redis: tied to the Redis process), made from
+   * `fresh` for `ttlMs` when there is none current; absent: src/state/epoch.ts keeps it under a key.
+   */
+  epoch?(fresh: string, ttlMs: number): Promise<string>;
 }
 
 /** Refused when the in-memory store holds this many live entries: a bound, not a cache to evict from. */

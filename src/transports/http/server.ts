@@ -252,7 +252,10 @@ export async function serveHttp(
       if (missing.length > 0 || storeDown || evicting) {
         const store = storeDown
           ? { store: "unreachable" }
-          : evicting && { store: "evicts keys", problem: evicting };
+          : evicting && {
+              store: evicting.includes("(NOPERM)") ? "may not run INFO" : "evicts keys",
+              problem: evicting,
+            };
         sendJson(res, 503, { status: "not ready", missing, ...store });
       } else sendJson(res, 200, { status: "ready" });
     } else if (logLine.path === "/mcp") {
