@@ -63,7 +63,10 @@ function keepsItsPlace(
   if (VISIBLE_FORMAT.test(char)) return true;
   const after = text.codePointAt(offset + char.length);
   if (point === ZWJ || point === ZWNJ) {
-    if (is(JOINING_SCRIPT, before) && is(JOINING_SCRIPT, after)) return true;
+    // Between two letters that show: a hidden character after it (U+061C, a Mongolian selector) goes,
+    // which would leave the joiner before a space or the end, where a second pass drops it.
+    const shownAfter = after !== undefined && !hiddenAlone(String.fromCodePoint(after));
+    if (is(JOINING_SCRIPT, before) && is(JOINING_SCRIPT, after) && shownAfter) return true;
     // After a virama, even before a space or at the end: one joiner, the one letter form it asks for.
     if (is(VIRAMA, before)) return true;
     // An emoji ZWJ sequence: 👩‍💻, 👨‍👩‍👧, 🏳️‍🌈 (after a presentation selector or a skin tone).

@@ -145,6 +145,21 @@ describe("sanitizeText", () => {
     });
   });
 
+  it.each([
+    ["\u0628\u200D\u061C rest", "\u0628 rest"],
+    ["\u0628\u200C\u061C rest", "\u0628 rest"],
+    ["\u1820\u200C\u180B x", "\u1820 x"],
+    ["\u1820\u200D\u180E rest", "\u1820 rest"],
+    ["a \u0915\u200D\u180B b", "a \u0915 b"],
+    ["\u0628\u200D\u061C", "\u0628"],
+  ])(
+    "judges a joiner by what is left after it too: %j, whose next character goes, loses it in one pass",
+    (text, shown) => {
+      expect(sanitizeText(text)).toEqual({ text: shown, removed: 2, escaped: 0 });
+      expect(sanitizeText(shown).text).toBe(shown);
+    },
+  );
+
   it("removes a lone CR and keeps CRLF", () => {
     expect(sanitizeText("a\rb\r\nc").text).toBe("ab\r\nc");
   });
