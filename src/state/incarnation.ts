@@ -1,7 +1,8 @@
 // Which Redis process the store talks to, read from `INFO` at every connect and periodic check. A Redis
 // restarted from an older snapshot (RDB, or an async replica promoted after a failover) holds the epoch
 // key but not the single-use marks and revocations made after it: the epoch is tied to the process's
-// `run_id` (new at every start) so that such a Redis starts a new epoch. `evicted_keys` growing means a
+// `run_id` (new at every start) and its data set's `master_replid` (new at a full resync) so that such
+// a Redis starts a new epoch. `evicted_keys` growing means a
 // mark may be gone too (best effort: CONFIG RESETSTAT or a restart sets it back to 0).
 
 /** One INFO field's value, or undefined when the line is absent. */
@@ -36,12 +37,17 @@ export const INFO_DENIED =
 
 /**
  * Returns the epoch in one step, reading the Redis process's own INFO inside the script (no stale
- * reading from before a reconnect): kept while it was made by this process (run_id) and no key was
- * evicted since (evicted_keys); else replaced by ARGV[1] for ARGV[2] ms. Two replicas agree: the first
+ * reading from before a reconnect): kept while it was made by this process (run_id) over this data set
+ * (master_replid, new at a full resync: a Redis that took an older copy from another under the same
+ * run_id) and no key was evicted since (evicted_keys); else replaced by ARGV[1] for ARGV[2] ms. A
+ * policy that may evict fails it, so a single-use step refuses between two periodic checks too. Two replicas agree: the first
  * to find it stale replaces it, the other then finds it current.
  */
-export const EPOCH_SCRIPT = `local run = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
-if not run then return redis.error_reply('ERR no run_id in INFO') end
+export const EPOCH_SCRIPT = `local process = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+if not process then return redis.error_reply('ERR no run_id in INFO') end
+local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:(%S+)')
+if policy ~= 'noeviction' then return redis.error_reply('ERR maxmemory-policy is not noeviction') end
+local run = process .. (string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or '')
 local evicted = tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '0')
 local stored = redis.call('GET', KEYS[1])
 if stored then

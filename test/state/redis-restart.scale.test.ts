@@ -76,6 +76,49 @@ describe("the store's epoch and the Redis process", () => {
     }
   });
 
+  it("new after a full resync from an older copy under the same run_id (a failback), and refused while a policy may evict", async () => {
+    const store = redisStore(redis.url);
+    const older = await startRedisServer();
+    const copy = createClient({ url: older.url });
+    await copy.connect();
+    const linkUp = (client: { info(section: string): Promise<unknown> }) => async () =>
+      /master_link_status:up/.test(String(await client.info("replication")));
+    try {
+      await connectAdmin();
+      expect(await eventually(() => store.reachable)).toBe(true);
+      await admin.set("spent-after-copy", "present");
+      // The older copy: taken now, then cut loose.
+      await copy.sendCommand(["REPLICAOF", "127.0.0.1", String(redis.port)]);
+      expect(await eventually(linkUp(copy))).toBe(true);
+      await copy.sendCommand(["REPLICAOF", "NO", "ONE"]);
+      const first = await storeEpoch(store);
+      await admin.del("spent-after-copy");
+      // The same process takes the older copy back: its run_id stays, its data set is the copy's.
+      await admin.sendCommand(["REPLICAOF", "127.0.0.1", String(older.port)]);
+      expect(await eventually(linkUp(admin))).toBe(true);
+      await admin.sendCommand(["REPLICAOF", "NO", "ONE"]);
+      expect(await admin.get("spent-after-copy")).toBe("present");
+      let second: string | undefined;
+      expect(
+        await eventually(async () => {
+          second = await epochNow(store);
+          return second !== undefined && second !== first;
+        }),
+      ).toBe(true);
+      // Between two periodic checks, a policy that may evict refuses the epoch, and so every spend.
+      await admin.configSet({ "maxmemory-policy": "allkeys-lru" });
+      await expect(storeEpoch(store)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await admin.configSet({ "maxmemory-policy": "noeviction" });
+      expect(await storeEpoch(store)).toBe(second);
+    } finally {
+      await admin.configSet({ "maxmemory-policy": "noeviction" });
+      await admin.del("spent-after-copy");
+      copy.destroy();
+      await older.close();
+      await store.close();
+    }
+  });
+
   it("new once a key was evicted, and the periodic check logs it once", async () => {
     const store = redisStore(redis.url, { policyCheckMs: 100 });
     try {
