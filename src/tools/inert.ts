@@ -130,7 +130,8 @@ function inertWords(text: string, count: () => void): string {
   const urls = URL_START.test(text);
   const pipes = urls && text.includes("|");
   const slashes = text.includes("\\") && text.includes("@");
-  const percents = urls && (text.includes("%") || text.includes("&") || WIDE_BLANK_IN.test(text));
+  // A pipe rewritten below is a percent escape: the blank rule must see it on the first pass as on a second.
+  const percents = urls && (pipes || text.includes("%") || text.includes("&") || WIDE_BLANK_IN.test(text));
   if (!pipes && !slashes && !percents) return text;
   // Words end at ASCII whitespace, where every linkifier ends a URL.
   return text.replace(/[^\t\n\v\f\r ]+/g, (word, offset: number) => {
@@ -141,16 +142,17 @@ function inertWords(text: string, count: () => void): string {
         return INERT["\\"];
       });
     }
-    if (percents) out = blanksBeforeUrl(out, offset + word.length === text.length, count);
+    // Pipes first: `%20|` at the end becomes `%20%7C`, one run the blank rule then reads whole.
     const start = pipes && out.includes("|") ? out.search(URL_START) : -1;
-    if (start < 0) return out;
-    return (
-      out.slice(0, start) +
-      out.slice(start).replace(/\|/g, () => {
-        count();
-        return "%7C";
-      })
-    );
+    if (start >= 0) {
+      out =
+        out.slice(0, start) +
+        out.slice(start).replace(/\|/g, () => {
+          count();
+          return "%7C";
+        });
+    }
+    return percents ? blanksBeforeUrl(out, offset + word.length === text.length, count) : out;
   });
 }
 

@@ -160,6 +160,16 @@ describe("sanitizeText", () => {
     },
   );
 
+  it.each(["http://evil.example/%20|", "see https://x.example/a%0A|", "www.a.example%C2%A0||"])(
+    "reads a blank escape and a pipe after it in a URL as one run, in one pass: %j",
+    (text) => {
+      const once = sanitizeText(text).text;
+      expect(once).not.toContain("|");
+      expect(once).not.toMatch(/%(?:20|0A|C2%A0)/);
+      expect(sanitizeText(once).text).toBe(once);
+    },
+  );
+
   it("removes a lone CR and keeps CRLF", () => {
     expect(sanitizeText("a\rb\r\nc").text).toBe("ab\r\nc");
   });
