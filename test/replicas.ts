@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../src/sandbox/index.js";
 import { CLI, freePort } from "./helpers.js";
 import { eventually, rawRequest } from "./http-helpers.js";
@@ -211,6 +212,35 @@ export async function startSharedReplicas(options: SharedReplicasOptions): Promi
     await sandbox.close();
     throw error;
   }
+}
+
+/** A replica's arguments to sign in by OAuth behind `front`: stateless, so any replica answers any request. */
+export const oauthReplicaArgs = (front: string, rateLimit: number, ...more: string[]) => [
+  "--stateless",
+  "--oauth",
+  "--public-url",
+  front,
+  "--oauth-rate-limit",
+  String(rateLimit),
+  ...more,
+];
+
+/** A 2026-07-28 client of `mcpUrl` sending `headers`, which declares forms and leaves input requests to the test. */
+export async function confirmingClient(
+  name: string,
+  mcpUrl: string,
+  headers: Record<string, string>,
+): Promise<Client> {
+  const client = new Client(
+    { name, version: "1.0.0" },
+    {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }));
+  return client;
 }
 
 /** GET a replica's /readyz: its status and body. */

@@ -9,7 +9,13 @@ import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
 import { KEY_PREFIX } from "../../src/state/redis.js";
 import { TEST_SECRET } from "../oauth-harness.js";
 import type { RedisServer } from "../redis-server.js";
-import { type Replica, type ReplicaSet, type SharedReplicas, startSharedReplicas } from "../replicas.js";
+import {
+  oauthReplicaArgs,
+  type Replica,
+  type ReplicaSet,
+  type SharedReplicas,
+  startSharedReplicas,
+} from "../replicas.js";
 
 const LIMIT = 10;
 
@@ -55,16 +61,7 @@ describe("sign-in rate limits shared by two replicas through Redis", () => {
     shared = await startSharedReplicas({
       count: 2,
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
-      args: (front) => [
-        "--stateless",
-        "--oauth",
-        "--public-url",
-        front,
-        "--oauth-rate-limit",
-        String(LIMIT),
-        "--trusted-proxies",
-        "127.0.0.1",
-      ],
+      args: (front) => oauthReplicaArgs(front, LIMIT, "--trusted-proxies", "127.0.0.1"),
     });
     ({ redis, set } = shared);
     [first, second] = set.replicas as [Replica, Replica];

@@ -8,10 +8,7 @@
 // exchanged, or one refresh token used, many times at once: exactly one wins and the grant is revoked.
 // 40 refreshes leave Redis holding the same keys; another client's revocation leaves a token working.
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernHttpTransport,
-} from "@modelcontextprotocol/client";
+import type { Client as ModernClient } from "@modelcontextprotocol/client";
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../src/sandbox/index.js";
@@ -36,9 +33,15 @@ import {
   type Tokens,
 } from "../oauth-harness.js";
 import type { RedisServer } from "../redis-server.js";
-import { type Replica, type ReplicaSet, type SharedReplicas, startSharedReplicas } from "../replicas.js";
+import {
+  confirmingClient,
+  oauthReplicaArgs,
+  type Replica,
+  type ReplicaSet,
+  type SharedReplicas,
+  startSharedReplicas,
+} from "../replicas.js";
 
-const MODERN = "2026-07-28";
 /** Requests sent at once in each race, half to each replica. */
 const RACERS = 20;
 const COMMENTS_PATH = "/api/v1/business/tasks/comments";
@@ -63,15 +66,7 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
       sandbox: { record: true },
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
       // The races here send more than a minute's budget of /token: rate limits have a file of their own.
-      args: (front) => [
-        "--stateless",
-        "--oauth",
-        "--public-url",
-        front,
-        "--confirm-writes",
-        "--oauth-rate-limit",
-        "0",
-      ],
+      args: (front) => oauthReplicaArgs(front, 0, "--confirm-writes"),
     });
     ({ sandbox, redis, set } = shared);
     [first, second] = set.replicas as [Replica, Replica];
@@ -97,19 +92,8 @@ describe("sign-in across two replicas sharing a Redis behind nginx", () => {
     });
 
   /** A 2026-07-28 client of one replica's own /mcp, carrying the access token; input requests left to the test. */
-  async function clientOf(replica: Replica, accessToken: string) {
-    const client = new ModernClient(
-      { name: "oauth-replicas", version: "1.0.0" },
-      {
-        versionNegotiation: { mode: { pin: MODERN } },
-        capabilities: { elicitation: { form: {} } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
-    const requestInit = { headers: { authorization: `Bearer ${accessToken}` } };
-    await client.connect(new ModernHttpTransport(new URL(replica.mcpUrl), { requestInit }));
-    return client;
-  }
+  const clientOf = (replica: Replica, accessToken: string) =>
+    confirmingClient("oauth-replicas", replica.mcpUrl, { authorization: `Bearer ${accessToken}` });
 
   it("signs in at one replica (consent and code), then calls a tool and refreshes at the other", async () => {
     // Registration goes through nginx: a client id is the registration, signed, valid at every replica.

@@ -4,10 +4,6 @@
 // a write confirmation answered once, and consent forms shown before, are refused (their epoch is
 // gone): nothing is posted twice and no second code is issued.
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernHttpTransport,
-} from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { RATE_WINDOW_MS } from "../../src/state/rate-limit.js";
@@ -22,7 +18,14 @@ import {
   startFlow,
   TEST_SECRET,
 } from "../oauth-harness.js";
-import { type Replica, readiness, type SharedReplicas, startSharedReplicas } from "../replicas.js";
+import {
+  confirmingClient,
+  oauthReplicaArgs,
+  type Replica,
+  readiness,
+  type SharedReplicas,
+  startSharedReplicas,
+} from "../replicas.js";
 
 const LIMIT = 5;
 const COMMENTS_PATH = "/api/v1/business/tasks/comments";
@@ -39,15 +42,7 @@ async function replicas(rateLimit: number) {
     count: 2,
     sandbox: { record: true },
     env: { MCP_OAUTH_SECRET: TEST_SECRET },
-    args: (front) => [
-      "--stateless",
-      "--oauth",
-      "--public-url",
-      front,
-      "--confirm-writes",
-      "--oauth-rate-limit",
-      String(rateLimit),
-    ],
+    args: (front) => oauthReplicaArgs(front, rateLimit, "--confirm-writes"),
   });
   return { ...shared, replicas: shared.set.replicas as [Replica, Replica] };
 }
@@ -142,16 +137,7 @@ describe("Redis restarted empty between ask and answer", () => {
       task_id: sandbox.ids.taskId,
       body: "Confirmed before a restart.",
     };
-    const client = new ModernClient(
-      { name: "store-restart", version: "1.0.0" },
-      {
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-        capabilities: { elicitation: { form: {} } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
-    const requestInit = { headers: { "x-api-key": SANDBOX_API_KEY } };
-    await client.connect(new ModernHttpTransport(new URL(first.mcpUrl), { requestInit }));
+    const client = await confirmingClient("store-restart", first.mcpUrl, { "x-api-key": SANDBOX_API_KEY });
     const call = (extra: Record<string, unknown> = {}) =>
       client.callTool(
         { name: "tasks_comments", arguments: args, ...extra },

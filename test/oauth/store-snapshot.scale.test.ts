@@ -3,17 +3,20 @@
 // the later spent marks, revocations or rotations. The restart starts a new epoch: the confirmation
 // answered after the snapshot is refused (nothing posted twice), the revoked grant stays revoked, and
 // neither the rotated-out nor the current refresh token works (everyone signs in again).
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernHttpTransport,
-} from "@modelcontextprotocol/client";
 import { createClient } from "@redis/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { KEY_PREFIX } from "../../src/state/redis.js";
 import { eventually } from "../http-helpers.js";
 import { rawMcp, refreshAt, revokeAt, signInByHand, TEST_SECRET } from "../oauth-harness.js";
-import { type Replica, readiness, type SharedReplicas, startSharedReplicas } from "../replicas.js";
+import {
+  confirmingClient,
+  oauthReplicaArgs,
+  type Replica,
+  readiness,
+  type SharedReplicas,
+  startSharedReplicas,
+} from "../replicas.js";
 
 const COMMENTS_PATH = "/api/v1/business/tasks/comments";
 
@@ -30,15 +33,7 @@ describe("Redis restarted from a snapshot older than the last steps", () => {
       sandbox: { record: true },
       env: { MCP_OAUTH_SECRET: TEST_SECRET },
       redis: { args: ["--dbfilename", "snapshot.rdb"] },
-      args: (front) => [
-        "--stateless",
-        "--oauth",
-        "--public-url",
-        front,
-        "--confirm-writes",
-        "--oauth-rate-limit",
-        "0",
-      ],
+      args: (front) => oauthReplicaArgs(front, 0, "--confirm-writes"),
     });
     const { redis, set, sandbox } = shared;
     const [first, second] = set.replicas as [Replica, Replica];
@@ -46,16 +41,7 @@ describe("Redis restarted from a snapshot older than the last steps", () => {
     const admin = createClient({ url: redis.url });
     admin.on("error", () => {});
     await admin.connect();
-    const client = new ModernClient(
-      { name: "store-snapshot", version: "1.0.0" },
-      {
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-        capabilities: { elicitation: { form: {} } },
-        inputRequired: { autoFulfill: false },
-      },
-    );
-    const requestInit = { headers: { "x-api-key": SANDBOX_API_KEY } };
-    await client.connect(new ModernHttpTransport(new URL(first.mcpUrl), { requestInit }));
+    const client = await confirmingClient("store-snapshot", first.mcpUrl, { "x-api-key": SANDBOX_API_KEY });
     const args = {
       project_id: sandbox.workspaceProjectId,
       task_id: sandbox.ids.taskId,
